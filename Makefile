@@ -1,0 +1,40 @@
+# Each target bootstraps .venv from the project's own files, so a fresh clone needs nothing else.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: docs serve test lint types catalogs bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,docs,bench]'
+	touch $(STAMP)
+
+catalogs: $(STAMP)
+	$(PY) tools/i18n/catalogs.py compile
+
+docs: $(STAMP) catalogs
+	$(PY) tools/docs/gen_sdk_reference.py render
+	$(VENV)/bin/mkdocs build --strict
+
+serve: docs
+	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests tools benchmarks
+
+types: $(STAMP)
+	$(VENV)/bin/mypy
+
+test: $(STAMP) catalogs lint types
+	$(VENV)/bin/pytest
+
+bench: $(STAMP) catalogs
+	$(PY) benchmarks/bench_plan.py
+	$(PY) benchmarks/bench_trim.py
+	$(PY) benchmarks/bench_route.py
+
+clean:
+	rm -rf $(VENV) site build dist .mypy_cache .pytest_cache .ruff_cache
