@@ -1,0 +1,113 @@
+"""Locales: normalization, the per-context default, and locale-aware formatting."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+
+import pytest
+
+from contextwise import (
+    ContextOverflowError,
+    UnsupportedLocaleError,
+    get_locale,
+    normalize_locale,
+    set_locale,
+    use_locale,
+)
+from contextwise.i18n import Message, format_value, translate, translations
+
+
+@pytest.mark.parametrize(
+    ("spelling", "expected"),
+    [
+        ("en", "en"),
+        ("en_US", "en"),
+        ("EN-gb", "en"),
+        ("fr", "fr"),
+        ("fr_FR", "fr"),
+        ("fr-CA", "fr"),
+        ("fr_FR.UTF-8", "fr"),
+        ("zh", "zh"),
+        ("ZH", "zh"),
+        ("zh_CN", "zh"),
+        ("zh-Hans", "zh"),
+        ("zh_Hans_CN", "zh"),
+        (" zh-hans ", "zh"),
+    ],
+)
+def test_locale_spellings_normalize(spelling: str, expected: str) -> None:
+    assert normalize_locale(spelling) == expected
+
+
+@pytest.mark.parametrize("bad", ["de", "", "english", "f", None, 3, ["fr"]])
+def test_unsupported_locale_lists_the_supported_ones(bad: object) -> None:
+    with pytest.raises(UnsupportedLocaleError) as caught:
+        normalize_locale(bad)
+    err = caught.value
+    assert err.code == "unsupported_locale"
+    assert isinstance(err, ValueError)
+    assert err.params["supported"] == ["en", "fr", "zh"]
+    assert "en, fr, and zh" in str(err)
+
+
+def test_set_locale_is_per_context() -> None:
+    assert get_locale() == "en"
+
+    def in_copy() -> str:
+        set_locale("fr_FR")
+        return get_locale()
+
+    assert contextvars.copy_context().run(in_copy) == "fr"
+    assert get_locale() == "en"
+
+
+def test_async_tasks_keep_their_own_locale() -> None:
+    async def speak(locale: str) -> str:
+        set_locale(locale)
+        await asyncio.sleep(0)
+        return str(ContextOverflowError("context_overflow", tokens=5, context_budget=4))
+
+    async def both() -> list[str]:
+        return list(await asyncio.gather(speak("fr"), speak("zh")))
+
+    french, chinese = asyncio.run(both())
+    assert french != chinese
+    assert get_locale() == "en"
+
+
+def test_use_locale_restores_the_previous_default() -> None:
+    with use_locale("zh_CN") as active:
+        assert active == "zh"
+        assert get_locale() == "zh"
+    assert get_locale() == "en"
+
+
+def test_numbers_and_lists_are_formatted_per_locale() -> None:
+    assert format_value(12345, "en") == "12,345"
+    assert format_value(12345, "fr").replace("\u202f", " ").replace("\xa0", " ") == "12 345"
+    assert format_value(12345, "zh") == "12,345"
+    assert format_value(["a", "b", "c"], "en") == "a, b, and c"
+    assert format_value(["a", "b", "c"], "fr") == "a, b et c"
+    assert format_value(["a", "b", "c"], "zh") == "a、b和c"
+    assert format_value(True, "fr") == "True"
+
+
+def test_a_broken_translation_falls_back_to_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken:
+        def gettext(self, message: str) -> str:
+            return "{missing_placeholder}"
+
+    monkeypatch.setattr("contextwise.i18n.translations", lambda locale, domain="": Broken())
+    text = translate(Message("{n} tokens"), {"n": 3}, "fr")
+    assert text == "3 tokens"
+
+
+def test_a_missing_catalog_gives_english(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    monkeypatch.setattr("contextwise.i18n.locales_dir", lambda: tmp_path)
+    translations.cache_clear()
+    try:
+        err = ContextOverflowError("context_overflow", tokens=5, context_budget=4, locale="fr")
+        assert str(err) == err.render("en")
+    finally:
+        translations.cache_clear()
