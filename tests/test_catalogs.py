@@ -28,7 +28,7 @@ catalogs = _catalogs()
 def test_the_template_is_fresh() -> None:
     pot = ROOT / "locales" / "contextwise.pot"
     assert pot.read_text(encoding="utf-8") == catalogs.render_po(catalogs.extract_catalog()), (
-        "locales/contextwise.pot is stale: run `python tools/i18n/catalogs.py extract` then `update`"
+        "locales/contextwise.pot is stale: run tools/i18n/catalogs.py extract, then update"
     )
 
 

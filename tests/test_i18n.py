@@ -111,3 +111,9 @@ def test_a_missing_catalog_gives_english(monkeypatch: pytest.MonkeyPatch, tmp_pa
         assert str(err) == err.render("en")
     finally:
         translations.cache_clear()
+
+
+def test_numbers_beyond_babel_precision_are_kept_whole() -> None:
+    huge = -(10**400)
+    assert format_value(huge, "fr") == str(huge)
+    assert format_value(1e300, "zh") == str(1e300)

@@ -1,4 +1,4 @@
-"""The error hierarchy: every error has a stable code, named parameters and a message in three languages.
+"""The error hierarchy: stable codes, named parameters and messages in three languages.
 
 Every error that contextwise raises on purpose derives from :class:`ContextwiseError`. Its ``code``
 is a stable snake_case identifier to match on; its ``params`` are the named values that fill the
@@ -78,8 +78,8 @@ class ContextwiseError(Exception):
         """Render the message in a locale.
 
         Args:
-            locale: ``"en"``, ``"fr"``, ``"zh"`` or any spelling of them; the error's own locale when
-                omitted.
+            locale: ``"en"``, ``"fr"``, ``"zh"`` or any spelling of them; the error's own
+                locale when omitted.
 
         Returns:
             The message with its parameters formatted for the locale.
@@ -113,20 +113,39 @@ def _rebuild(
 
 
 class InvalidValueError(ContextwiseError, ValueError):
-    """A value is out of range or malformed: a negative size, a NaN, a duplicate id, an unknown level."""
+    """A value is out of range or malformed: a negative size, a NaN, a duplicate id, a bad level."""
 
     messages: ClassVar[Mapping[str, Message]] = {
         "negative_size": N_("{name} must be zero or more, got {value}."),
         "non_finite_size": N_("{name} must be a finite number, got {value}."),
-        "non_finite_priority": N_("Segment '{segment_id}' has a priority that is not finite: {value}."),
-        "duplicate_segment_id": N_("Segment id '{segment_id}' appears more than once."),
+        "invalid_priority": N_("{name} must be a finite number of zero or more, got {value}."),
+        "duplicate_segment_id": N_(
+            "Segment id '{segment_id}' appears more than once: at index {first_index} and at "
+            "index {index}."
+        ),
+        "missing_segment_field": N_(
+            "The segment at index {index} has no '{field}'; every segment needs an id and a number "
+            "of tokens."
+        ),
+        "unknown_segment_field": N_(
+            "The segment at index {index} has an unknown key '{field}'; a segment accepts id, "
+            "tokens, priority and required."
+        ),
         "unknown_strategy": N_("Unknown planning strategy '{strategy}'; use one of {supported}."),
-        "invalid_effort": N_("{value} is not an effort level; use one of {supported}."),
+        "invalid_effort": N_("'{value}' is not an effort level; use one of {supported}."),
         "empty_supported_efforts": N_("The list of supported effort levels is empty."),
         "invalid_message": N_("Message {index} is not a chat message: {reason}"),
         "unknown_grouping": N_("Unknown grouping '{grouping}'; use one of {supported}."),
         "invalid_counter_result": N_(
-            "Token counter '{counter_id}' returned {value} instead of a whole number of zero or more."
+            "Token counter '{counter_id}' returned {value} instead of a whole number of zero or "
+            "more."
+        ),
+        "invalid_fragment": N_(
+            "The fragment '{fragment_id}' must have exactly one of text and messages."
+        ),
+        "blank_fragment_id": N_("A fragment id must be a non-blank string, got {value}."),
+        "fragment_not_found": N_(
+            "There is no fragment '{fragment_id}'; the fragments are {fragment_ids}."
         ),
     }
 
@@ -138,12 +157,51 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "not_a_number": N_("{name} must be a number, got a value of type {type_name}."),
         "bool_not_a_number": N_("{name} must be a number, not a boolean."),
         "not_a_string": N_("{name} must be a string, got a value of type {type_name}."),
+        "not_a_bool": N_("{name} must be True or False, got a value of type {type_name}."),
+        "not_a_collection": N_(
+            "{name} must be a list or another collection, got a value of type {type_name}."
+        ),
         "invalid_segment": N_(
-            "Segment {index} must be a BudgetSegment or a mapping, got a value of type {type_name}."
+            "The segment at index {index} must be a BudgetSegment or a mapping, got a value of "
+            "type {type_name}."
         ),
         "invalid_tokenizer": N_(
             "{type_name} cannot count tokens: pass an object with an encode method or a callable "
             "that returns a number of tokens."
+        ),
+        "invalid_encode_result": N_(
+            "The tokenizer of token counter '{counter_id}' returned a value of type {type_name}, "
+            "which is neither a list of token ids nor an encoding with ids."
+        ),
+        "invalid_effort_type": N_(
+            "{name} must be an effort level such as 'medium', got a value of type {type_name}."
+        ),
+        "not_a_message_list": N_(
+            "{name} must be a list of chat messages, got a value of type {type_name}."
+        ),
+        "message_not_a_mapping": N_(
+            "Message {index} must be a mapping with a role and a content, got a value of type "
+            "{type_name}."
+        ),
+        "invalid_message_field": N_(
+            "The field '{field}' of message {index} has a value of type {type_name}, which this "
+            "field does not accept."
+        ),
+        "not_a_policy": N_(
+            "{name} must be a ContextPolicy or a mapping, got a value of type {type_name}."
+        ),
+        "not_a_fragment_list": N_(
+            "fragments must be a list of fragments, got a value of type {type_name}."
+        ),
+        "invalid_fragment_type": N_(
+            "Fragment {index} must be a Fragment or a mapping, got a value of type {type_name}."
+        ),
+        "fragment_messages_not_a_list": N_(
+            "The messages of fragment '{fragment_id}' must be a list, got a value of type "
+            "{type_name}."
+        ),
+        "invalid_budget": N_(
+            "budget must be a ContextBudget, got a value of type {type_name}."
         ),
     }
 
@@ -152,7 +210,9 @@ class UnsupportedLocaleError(InvalidValueError):
     """A locale other than English, French or Simplified Chinese was requested."""
 
     messages: ClassVar[Mapping[str, Message]] = {
-        "unsupported_locale": N_("Unsupported locale {locale_name}; supported locales are {supported}."),
+        "unsupported_locale": N_(
+            "Unsupported locale {locale_name}; supported locales are {supported}."
+        ),
     }
 
 
@@ -165,17 +225,371 @@ class ContextOverflowError(ContextwiseError):
 
     messages: ClassVar[Mapping[str, Message]] = {
         "context_overflow": N_(
-            "The context does not fit: {tokens} tokens for a context budget of {context_budget} tokens."
+            "The context does not fit: {tokens} tokens for a context budget of "
+            "{context_budget} tokens."
         ),
         "reserves_exceed_window": N_(
             "The reserves ({reserved} tokens: output {output}, reasoning {reasoning}, safety "
             "{safety}) exceed the context window of {window} tokens."
         ),
         "required_segments_overflow": NP_(
-            "The required segment {segment_ids} needs {required} tokens, {shortfall} more than the "
+            "The required segment {segments} needs {required} tokens, {shortfall} more than the "
             "context budget of {context_budget} tokens.",
-            "The {count} required segments {segment_ids} need {required} tokens, {shortfall} more "
+            "The {count} required segments {segments} need {required} tokens, {shortfall} more "
             "than the context budget of {context_budget} tokens.",
             "count",
+        ),
+        "policy_validation_overflow": N_(
+            "The context has {chars} characters, more than the {limit_name} of {limit} set by "
+            "the policy; validate mode changes nothing."
+        ),
+        "policy_validation_token_overflow": N_(
+            "The context has {tokens} tokens, more than the {limit_name} of {limit} tokens; "
+            "validate mode changes nothing."
+        ),
+    }
+
+
+# --- Routing (model routing and the decision providers) --------------------------------------
+
+
+class RoutingConfigurationError(InvalidValueError):
+    """A routing declaration or a routing state is invalid.
+
+    Raised by :class:`~contextwise.routing.ModelRouting` and the decision types at construction, and
+    by the router before any request when the state is not lossless JSON. The ``field`` parameter
+    names the faulty field.
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "invalid_provider": N_(
+            "{field} must be a decision provider: an object with a string 'name' and a 'request' "
+            "method, got a value of type {type_name}."
+        ),
+        "blank_router_model": N_(
+            "{field} must name the router's model with a non-blank string, got {value}."
+        ),
+        "invalid_decision": N_("{field} must be a Decision, got a value of type {type_name}."),
+        "unknown_question": N_(
+            "{field} '{question}' is not a question of the decision; its questions are {known}."
+        ),
+        "question_not_choice": N_(
+            "{field} '{question}' is a {kind} question; model routing needs a choice question."
+        ),
+        "models_do_not_match_criteria": N_(
+            "{field} must hold exactly one model per choice of question '{question}': missing "
+            "{missing}, unexpected {unexpected}."
+        ),
+        "models_not_mapping": N_(
+            "{field} must map each choice label to a ModelSpec or a model name, got a value of "
+            "type {type_name}."
+        ),
+        "invalid_model_spec": N_(
+            "{field} entry '{label}' must be a ModelSpec or a non-blank model name, got {value}."
+        ),
+        "blank_model_name": N_("{field} must be a non-blank model name, got {value}."),
+        "client_conflict": N_(
+            "Pass either a configured client or the {field} setting, not both: the client already "
+            "holds its settings."
+        ),
+        "unknown_fallback": N_("{field} '{fallback}' is not one of the candidate models {known}."),
+        "invalid_min_confidence": N_("{field} must be a finite number from 0 to 1, got {value}."),
+        "invalid_on_error": N_("{field} must be one of {supported}, got {value}."),
+        "state_not_callable": N_(
+            "{field} must be a function of the routing context, got a value of type {type_name}."
+        ),
+        "invalid_timeout": N_(
+            "{field} must be a finite number of seconds greater than 0, got {value}."
+        ),
+        "too_few_choices": NP_(
+            "A choice question needs at least {minimum} options, got {count} option.",
+            "A choice question needs at least {minimum} options, got {count} options.",
+            "count",
+        ),
+        "too_many_choices": N_(
+            "A choice question accepts at most {maximum} options, got {count}."
+        ),
+        "blank_choice_label": N_("A choice label must be a non-blank string, got {value}."),
+        "blank_question_key": N_("A question key must be a non-blank string, got {value}."),
+        "empty_decision": N_("A decision must declare at least one question."),
+        "state_not_json": N_(
+            "The {field} must be lossless JSON, but {path} holds a value of type {type_name}; use "
+            "dicts with string keys, lists, strings, finite numbers, booleans and None."
+        ),
+        "state_non_finite": N_(
+            "The {field} must be lossless JSON, but {path} holds {value}, which JSON cannot "
+            "represent."
+        ),
+        "state_negative_zero": N_(
+            "The {field} must be lossless JSON, but {path} holds -0.0, which JSON readers turn "
+            "into 0."
+        ),
+        "state_non_string_key": N_(
+            "The {field} must be lossless JSON, but {path} has the key {value} of type "
+            "{type_name}; JSON object keys are strings."
+        ),
+        "state_cycle": N_(
+            "The {field} must be lossless JSON, but {path} refers back to one of its own "
+            "containers."
+        ),
+        "state_too_deep": N_(
+            "The {field} must be lossless JSON, but {path} is nested more than {limit} levels deep."
+        ),
+    }
+
+
+class DecisionResponseError(InvalidValueError):
+    """A decision provider returned a malformed answer.
+
+    The router raises it, and it always propagates: a provider that answers badly is a bug to fix,
+    not a passing outage to route around.
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "invalid_response": N_(
+            "Decision provider '{provider}' returned a value of type {type_name} instead of a "
+            "DecisionResponse."
+        ),
+        "malformed_response": N_("Decision provider '{provider}' returned a malformed response."),
+        "missing_answer": N_(
+            "Decision provider '{provider}' gave no answer to question '{question}'."
+        ),
+        "not_a_choice_answer": N_(
+            "The answer to question '{question}' is not a choice answer: it has no choice."
+        ),
+        "unknown_choice": N_(
+            "The answer to question '{question}' chose '{choice}', which is not one of {allowed}."
+        ),
+        "confidence_out_of_range": N_(
+            "The {field} of a choice answer must be a number from 0 to 1, got {value}."
+        ),
+        "probability_out_of_range": N_(
+            "The probability of '{label}' must be a number from 0 to 1, got {value}."
+        ),
+        "unknown_probability_label": N_(
+            "The probabilities name '{label}', which is not one of the choices {allowed}."
+        ),
+        "probabilities_not_normalized": N_(
+            "The probabilities of a choice answer must sum to 1, got {total}."
+        ),
+        "probabilities_not_peaked": N_(
+            "The chosen option '{choice}' must be the most probable one, but it has probability "
+            "{probability} and '{top}' has {top_probability}."
+        ),
+    }
+
+
+class DecisionTimeoutError(ContextwiseError, TimeoutError):
+    """A decision provider did not answer in time.
+
+    A provider raises it to report its own timeout; the router raises it when its ``timeout``
+    expires. With ``on_error="fallback"`` the router then selects the fallback model.
+
+    Args:
+        detail: Free text from outside contextwise, such as the upstream error, shown untranslated.
+        timeout: The number of seconds that expired, when known.
+        locale: The locale of ``str(err)``; the current default locale when omitted.
+
+    Examples:
+        >>> from contextwise import DecisionTimeoutError
+        >>> err = DecisionTimeoutError("read timed out", timeout=2.5)
+        >>> err.code, isinstance(err, TimeoutError)
+        ('decision_timeout_after', True)
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "decision_timeout": N_("The decision provider did not answer in time."),
+        "decision_timeout_after": N_(
+            "The decision provider did not answer within {timeout} seconds."
+        ),
+    }
+
+    def __init__(
+        self, detail: str | None = None, *, timeout: float | None = None, locale: str | None = None
+    ) -> None:
+        if timeout is None:
+            super().__init__("decision_timeout", locale=locale, detail=detail)
+        else:
+            super().__init__(
+                "decision_timeout_after", locale=locale, detail=detail, timeout=timeout
+            )
+
+
+class ProviderUnavailableError(ContextwiseError):
+    """A decision provider is unavailable: a 5xx status, an overloaded service, a lost connection.
+
+    With ``on_error="fallback"`` the router selects the fallback model, also when this error is
+    found up to 8 levels down the ``__cause__`` chain of the error the provider raised.
+
+    Args:
+        detail: Free text from outside contextwise, such as ``"503 from upstream"``, shown
+            untranslated.
+        locale: The locale of ``str(err)``; the current default locale when omitted.
+
+    Examples:
+        >>> from contextwise import ProviderUnavailableError
+        >>> print(ProviderUnavailableError("503 from upstream"))
+        The decision provider is unavailable. Detail: 503 from upstream
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "provider_unavailable": N_("The decision provider is unavailable."),
+    }
+
+    def __init__(self, detail: str | None = None, *, locale: str | None = None) -> None:
+        super().__init__("provider_unavailable", locale=locale, detail=detail)
+
+
+class QuotaExceededError(ContextwiseError):
+    """A decision provider refused the request because a quota or rate limit is exhausted.
+
+    It always propagates, even with ``on_error="fallback"``: a spent quota fails every following
+    step too, so the harness must know about it.
+
+    Args:
+        detail: Free text from outside contextwise, such as the upstream message, shown
+            untranslated.
+        locale: The locale of ``str(err)``; the current default locale when omitted.
+
+    Examples:
+        >>> from contextwise import QuotaExceededError
+        >>> QuotaExceededError("429 Too Many Requests").code
+        'quota_exceeded'
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "quota_exceeded": N_("The decision provider's quota is exhausted."),
+    }
+
+    def __init__(self, detail: str | None = None, *, locale: str | None = None) -> None:
+        super().__init__("quota_exceeded", locale=locale, detail=detail)
+
+
+# --- Policy (context policies) -----------------------------------------------------------------
+
+
+class PolicyConfigurationError(InvalidValueError):
+    """A context policy is invalid, or does not match what the application supplies.
+
+    :func:`~contextwise.policy.validate_context_policy` and
+    :func:`~contextwise.policy.process_context` raise it: for a rule of the policy itself (unique
+    step ids, a trigger above its target...), and for a compressor, app or fragment that a step
+    names but the application does not supply. Constructing a
+    :class:`~contextwise.policy.ContextPolicy` that breaks a rule raises a pydantic
+    ``ValidationError`` whose underlying error is this one.
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "invalid_policy": NP_(
+            "The context policy has {count} problem.",
+            "The context policy has {count} problems.",
+            "count",
+        ),
+        "duplicate_step_id": N_("The step id '{step_id}' appears more than once in the policy."),
+        "trigger_not_above_target": N_(
+            "{trigger_name} ({trigger}) must be greater than {target_name} ({target})."
+        ),
+        "unknown_fixed_step": N_(
+            "The fixed selection names the step '{step_id}', which the policy does not define; "
+            "its steps are {step_ids}."
+        ),
+        "duplicate_fixed_step": N_(
+            "The fixed selection names the step '{step_id}' more than once."
+        ),
+        "text_trim_without_target": N_(
+            "The step '{step_id}' trims text, so it needs target_chars or target_tokens."
+        ),
+        "text_target_below_marker": N_(
+            "The step '{step_id}' has a target_chars of {target_chars}, smaller than its marker "
+            "of {marker_chars} characters."
+        ),
+        "unknown_compressor": N_(
+            "The step '{step_id}' uses the compressor '{compressor}', which the application does "
+            "not provide; it provides {provided}."
+        ),
+        "unknown_app": N_(
+            "The step '{step_id}' uses the app '{app}', which the application does not provide; "
+            "it provides {provided}."
+        ),
+        "invalid_compressor": N_(
+            "The compressor '{compressor}' must be a function, got a value of type {type_name}."
+        ),
+        "invalid_app": N_("The app '{app}' must be a function, got a value of type {type_name}."),
+        "unknown_fragment": N_(
+            "The step '{step_id}' works on the fragment '{fragment_id}', which is not among the "
+            "fragments {fragment_ids}."
+        ),
+        "field_mismatch": N_(
+            "The step '{step_id}' works on the field '{field}' of the fragment '{fragment_id}', "
+            "but that fragment has the field '{actual}'."
+        ),
+        "duplicate_fragment_id": N_("The fragment id '{fragment_id}' appears more than once."),
+        "counter_required": NP_(
+            "The limit {limits} counts tokens, so a token counter is needed: pass counter=.",
+            "The limits {limits} count tokens, so a token counter is needed: pass counter=.",
+            "count",
+        ),
+        "selector_required": N_(
+            "The selection mode 'model' needs a decision provider: pass selector=."
+        ),
+        "invalid_selector": N_(
+            "selector must be a decision provider with a name and a request method, got a value "
+            "of type {type_name}."
+        ),
+        "invalid_compressor_timeout": N_(
+            "compressor_timeout must be a finite number of seconds greater than 0, got {value}."
+        ),
+        "unsupported_policy_file": N_(
+            "The policy file '{path}' has the suffix '{suffix}'; use .json or .toml."
+        ),
+        "invalid_toml": N_("The policy text is not valid TOML."),
+    }
+
+
+class PolicyStepError(ContextwiseError):
+    """A compressor or an app step failed; the report records it, and its fragment is untouched.
+
+    contextwise does not raise it: a failing step must never lose the conversation. It is the
+    ``error`` of a change whose ``status`` is ``failed`` in the
+    :class:`~contextwise.policy.ContextProcessingReport`, with its code and its message.
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "compressor_failed": N_(
+            "The compressor '{compressor}' of the step '{step_id}' raised {error_type}."
+        ),
+        "compressor_timeout": N_(
+            "The compressor '{compressor}' of the step '{step_id}' did not finish within "
+            "{timeout} seconds."
+        ),
+        "compressor_not_smaller": N_(
+            "The compressor '{compressor}' of the step '{step_id}' returned {result_chars} "
+            "characters to replace {replaced_chars} characters; a summary must be smaller."
+        ),
+        "compressor_invalid_result": N_(
+            "The compressor '{compressor}' of the step '{step_id}' returned a value of type "
+            "{type_name}; return a message or a string."
+        ),
+        "compressor_invalid_message": N_(
+            "The compressor '{compressor}' of the step '{step_id}' returned a message that cannot "
+            "be read."
+        ),
+        "compressor_summary_has_tools": N_(
+            "The compressor '{compressor}' of the step '{step_id}' returned a message with tool "
+            "calls or tool results; a summary must be plain text."
+        ),
+        "app_failed": N_("The app '{app}' of the step '{step_id}' raised {error_type}."),
+        "app_timeout": N_(
+            "The app '{app}' of the step '{step_id}' did not finish within {timeout} seconds."
+        ),
+        "app_invalid_result": N_(
+            "The app '{app}' of the step '{step_id}' returned a value of type {type_name}; return "
+            "the fragment '{fragment_id}' with its field '{field}'."
+        ),
+        "app_invalid_message": N_(
+            "The app '{app}' of the step '{step_id}' returned a message that cannot be read."
+        ),
+        "app_broke_tool_pairing": N_(
+            "The app '{app}' of the step '{step_id}' separated a tool call from its results."
         ),
     }

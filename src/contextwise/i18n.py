@@ -40,21 +40,21 @@ class Message(NamedTuple):
     Attributes:
         singular: The msgid, with named placeholders such as ``{tokens}``.
         plural: The plural msgid, or ``None`` for a message without plural forms.
-        count: The name of the parameter whose value chooses the plural form.
+        count_by: The name of the parameter whose value chooses the plural form.
     """
 
     singular: str
     plural: str | None = None
-    count: str | None = None
+    count_by: str | None = None
 
 
-def N_(message: str) -> Message:  # noqa: N802 - the gettext convention for "mark, do not translate"
+def N_(message: str) -> Message:
     """Mark a message for extraction into the catalog without translating it yet."""
     return Message(message)
 
 
-def NP_(singular: str, plural: str, count: str) -> Message:  # noqa: N802
-    """Mark a singular/plural message pair for extraction; ``count`` names the deciding parameter."""
+def NP_(singular: str, plural: str, count: str) -> Message:
+    """Mark a singular/plural pair for extraction; ``count`` names the deciding parameter."""
     return Message(singular, plural, count)
 
 
@@ -185,7 +185,7 @@ def translations(locale: Locale, domain: str = DOMAIN) -> _gettext.NullTranslati
         po = folder / f"{domain}.po"
         if po.is_file():
             return _po_translations(po, locale)
-    except Exception:  # noqa: BLE001 - a broken catalog must never turn into a crash
+    except Exception:
         pass
     return _gettext.NullTranslations()
 
@@ -205,11 +205,14 @@ def _po_translations(path: Path, locale: Locale) -> _gettext.NullTranslations:
 
 
 def format_value(value: object, locale: Locale) -> str:
-    """Format one message parameter for a locale: numbers with the locale's separators, lists joined."""
+    """Format one message parameter for a locale: numbers with its separators, lists joined."""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int | float):
-        return format_decimal(value, locale=_BABEL_LOCALES[locale])
+        try:
+            return format_decimal(value, locale=_BABEL_LOCALES[locale])
+        except ArithmeticError:  # Babel's decimal context stops at 28 digits; keep the number
+            return str(value)
     if isinstance(value, list | tuple) and not isinstance(value, str):
         items = [format_value(item, locale) for item in value]
         return format_list(items, locale=_BABEL_LOCALES[locale]) if items else "-"
@@ -223,7 +226,7 @@ def translate(message: Message, params: Mapping[str, object], locale: Locale) ->
         return english
     try:
         return _fill(_choose(message, params, translations(locale)), params, locale)
-    except Exception:  # noqa: BLE001 - a broken translation falls back to English
+    except Exception:
         return english
 
 
@@ -232,7 +235,7 @@ def _choose(
 ) -> str:
     if message.plural is None:
         return catalog.gettext(message.singular)
-    count = params.get(message.count or "", 0)
+    count = params.get(message.count_by or "", 0)
     if isinstance(count, Sequence) and not isinstance(count, str):
         count = len(count)
     number = int(count) if isinstance(count, int | float) else 0

@@ -1,7 +1,7 @@
 """The error-message catalogs: extract, update, compile and check (domain ``contextwise``).
 
     python tools/i18n/catalogs.py extract   # src/ -> locales/contextwise.pot (no creation date)
-    python tools/i18n/catalogs.py update    # merge the .pot into fr/zh .po (obsolete kept, changes fuzzy)
+    python tools/i18n/catalogs.py update    # merge into fr/zh .po (obsolete kept, changes fuzzy)
     python tools/i18n/catalogs.py compile   # .po -> .mo beside them (English fallback for the rest)
     python tools/i18n/catalogs.py check     # exit 1 when the .pot is stale or a .po is incomplete
 
@@ -87,7 +87,7 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
 
 
 def merge(template: Catalog, existing: Catalog | None, locale: str) -> Catalog:
-    """Merge a template into a translated catalog: new entries added, changed ones fuzzy, old kept."""
+    """Merge a template into a catalog: new entries added, changed ones fuzzy, old kept."""
     catalog = existing if existing is not None else new_catalog(locale, template.domain)
     catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
     catalog.fuzzy = False  # the header is written by us, not a guessed translation
@@ -106,7 +106,8 @@ def problems(catalog: Catalog, locale: str) -> list[str]:
             continue
         strings = message.string if isinstance(message.string, tuple | list) else (message.string,)
         if message.pluralizable and len(strings) < catalog.num_plurals:
-            found.append(f"{locale}: {len(strings)} of {catalog.num_plurals} plural forms: {label!r}")
+            filled = f"{len(strings)} of {catalog.num_plurals}"
+            found.append(f"{locale}: {filled} plural forms: {label!r}")
         elif not all(strings):
             found.append(f"{locale}: untranslated: {label!r}")
     return found
@@ -175,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             found.append(f"{path.relative_to(ROOT)} is missing")
             continue
         catalog = read_catalog(path, locale)
-        template_ids = {message.id for message in read_catalog(pot) if message.id} if pot.is_file() else set()
+        template = read_catalog(pot) if pot.is_file() else []
+        template_ids = {message.id for message in template if message.id}
         missing = template_ids - {message.id for message in catalog if message.id}
         found.extend(f"{locale}: missing: {msgid!r}" for msgid in sorted(map(str, missing)))
         found.extend(problems(catalog, locale))

@@ -1,0 +1,606 @@
+"""Context budgets: how many tokens the prompt's context may take, and which segments fit.
+
+A model's context window is shared between the prompt's context, the answer, the model's internal
+reasoning and a safety margin: ``B_context = W - B_out - B_reasoning - B_safety``.
+:class:`ContextBudget` computes that budget and checks sizes against it; its
+:meth:`~ContextBudget.plan` method decides which segments of a prompt fit and returns a
+:class:`BudgetPlan`.
+"""
+
+import math
+from collections.abc import Iterable, Mapping
+from itertools import compress
+from numbers import Real
+from operator import not_
+from typing import Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from contextwise.errors import ContextOverflowError, InvalidTypeError, InvalidValueError
+from contextwise.i18n import Locale, normalize_locale
+
+__all__ = ["BudgetPlan", "BudgetSegment", "ContextBudget", "PlanStrategy"]
+
+PlanStrategy: TypeAlias = Literal["greedy", "cutoff"]
+"""The name of a planning strategy: ``"greedy"`` (the default) or ``"cutoff"``."""
+
+_STRATEGIES = ("greedy", "cutoff")
+_SEGMENT_FIELDS = frozenset(("id", "tokens", "priority", "required"))
+_INF = math.inf
+
+
+# --- Checks shared by the budget, the segments and the plan -------------------------------------
+
+
+def _number(value: object, name: str, locale: Locale | None) -> float | int:
+    """Return a finite real number of zero or more, or raise the error that names the problem."""
+    if isinstance(value, bool):
+        raise InvalidTypeError("bool_not_a_number", name=name, locale=locale)
+    if not isinstance(value, Real):
+        raise InvalidTypeError(
+            "not_a_number", name=name, type_name=type(value).__name__, locale=locale
+        )
+    number = value if isinstance(value, int | float) else float(value)
+    if isinstance(number, float) and not math.isfinite(number):
+        raise InvalidValueError("non_finite_size", name=name, value=number, locale=locale)
+    if number < 0:
+        raise InvalidValueError("negative_size", name=name, value=number, locale=locale)
+    return number
+
+
+def _size(value: object, name: str, locale: Locale | None) -> int:
+    """Return a budget size floored to an integer."""
+    if type(value) is int and value >= 0:
+        return value
+    return math.floor(_number(value, name, locale))
+
+
+def _segment_tokens(value: object, name: str, locale: Locale | None) -> int:
+    """Return a segment's tokens, rounded up to a whole number."""
+    if type(value) is int and value >= 0:
+        return value
+    return math.ceil(_number(value, name, locale))
+
+
+def _priority(value: object, name: str, locale: Locale | None) -> int | float:
+    if isinstance(value, bool):
+        raise InvalidTypeError("bool_not_a_number", name=name, locale=locale)
+    if not isinstance(value, Real):
+        raise InvalidTypeError(
+            "not_a_number", name=name, type_name=type(value).__name__, locale=locale
+        )
+    number = value if isinstance(value, int | float) else float(value)
+    if not 0 <= number < _INF:  # refuses NaN too; exact for integers of any size
+        raise InvalidValueError("invalid_priority", name=name, value=number, locale=locale)
+    return number
+
+
+def _segment_id(value: object, name: str, locale: Locale | None) -> str:
+    if not isinstance(value, str):
+        raise InvalidTypeError(
+            "not_a_string", name=name, type_name=type(value).__name__, locale=locale
+        )
+    return value
+
+
+def _required(value: object, name: str, locale: Locale | None) -> bool:
+    if value is not True and value is not False:
+        raise InvalidTypeError(
+            "not_a_bool", name=name, type_name=type(value).__name__, locale=locale
+        )
+    return value
+
+
+# --- Segments and plans -------------------------------------------------------------------------
+
+
+class BudgetSegment(BaseModel):
+    """A piece of the prompt's context handed to :meth:`ContextBudget.plan`.
+
+    A segment is an id, a size in tokens, a priority and a ``required`` flag.
+    :meth:`ContextBudget.plan` also accepts a plain mapping with the same keys, such as
+    ``{"id": "history", "tokens": 900, "priority": 1, "required": False}``.
+
+    The constructor takes the fields by position or by keyword and checks them with the same rules
+    as :meth:`ContextBudget.plan`, raising a :class:`ContextwiseError` with a stable code. A
+    fractional number of tokens is rounded up, so that a plan never undercounts.
+
+    ``BudgetSegment.model_validate(data)`` and ``model_validate_json`` run the same constructor.
+    Pydantic reports the value errors raised there as a ``ValidationError`` that quotes the
+    contextwise message, as it does for any ``ValueError`` raised during validation; type errors
+    are raised as they are, and a missing or unknown key is a ``TypeError``, as for any call with
+    wrong arguments. To check untrusted mappings with stable codes throughout, pass them to
+    :meth:`ContextBudget.plan` directly: it accepts mappings.
+
+    Args:
+        id: The segment's identifier, returned in ``included`` or ``dropped``.
+        tokens: The segment's size in tokens, a finite number of zero or more.
+        priority: A finite number of zero or more; higher priorities are kept first.
+        required: Whether the segment must be kept. A required segment must fit or the plan fails.
+
+    Raises:
+        InvalidTypeError: When a field has the wrong type (codes ``not_a_string``,
+            ``not_a_number``, ``bool_not_a_number``, ``not_a_bool``).
+        InvalidValueError: When the tokens are negative or not finite (codes ``negative_size``,
+            ``non_finite_size``) or the priority is negative or not finite (code
+            ``invalid_priority``).
+
+    Examples:
+        >>> BudgetSegment("instructions", 1200)
+        BudgetSegment(id='instructions', tokens=1200, priority=0, required=True)
+        >>> BudgetSegment(id="history", tokens=899.5, priority=1, required=False).tokens
+        900
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    id: str
+    """The segment's identifier, returned in ``included`` or ``dropped`` of the plan."""
+
+    tokens: int = Field(ge=0)
+    """The segment's size in tokens."""
+
+    priority: int | float = Field(default=0, ge=0)
+    """Segments with a higher priority are kept first; 0 by default."""
+
+    required: bool = True
+    """Whether the segment must be kept: a required segment must fit or the plan fails with
+    ``ContextOverflowError``. It is True by default, so that nothing is dropped silently unless the
+    caller allows it by setting it to False."""
+
+    def __init__(
+        self,
+        id: str,
+        tokens: float,
+        priority: float = 0,
+        required: bool = True,
+    ) -> None:
+        super().__init__(
+            id=_segment_id(id, "id", None),
+            tokens=_segment_tokens(tokens, "tokens", None),
+            priority=_priority(priority, "priority", None),
+            required=_required(required, "required", None),
+        )
+
+
+class BudgetPlan(BaseModel):
+    """The result of :meth:`ContextBudget.plan`: the reserves, the budget and the segments kept.
+
+    The plan records the numbers next to the decision, so that a harness can log them. Its fields
+    are ordered as in ``B_context = W - B_out - B_reasoning - B_safety``, followed by the outcome.
+
+    Examples:
+        >>> budget = ContextBudget(window=1000, output=100, safety=0)
+        >>> plan = budget.plan(
+        ...     [{"id": "a", "tokens": 600}, {"id": "b", "tokens": 400, "required": False}]
+        ... )
+        >>> plan.included, plan.dropped, plan.used, plan.remaining
+        (['a'], ['b'], 600, 300)
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    window: int
+    """The model's context window in tokens."""
+
+    output_reserved: int
+    """The tokens reserved for the answer."""
+
+    reasoning_reserved: int
+    """The tokens reserved for internal reasoning."""
+
+    safety_margin: int
+    """The safety margin in tokens."""
+
+    context_budget: int
+    """The tokens available for the prompt's context."""
+
+    used: int
+    """The tokens of the segments kept."""
+
+    remaining: int
+    """The context budget left after the segments kept."""
+
+    included: list[str]
+    """The ids of the segments kept, in input order."""
+
+    dropped: list[str]
+    """The ids of the segments dropped, in input order."""
+
+
+# --- The budget ---------------------------------------------------------------------------------
+
+
+class ContextBudget:
+    """The token budget of the prompt's context: ``B_context = W - B_out - B_reasoning - B_safety``.
+
+    The sizes are rounded down to whole tokens and checked at construction. The safety margin
+    defaults to 2 % of the window, computed in integers as ``window * 2 // 100``; pass
+    ``safety=0`` to do without one. Reserves equal to the window leave a context budget of 0.
+
+    The attributes are read-only, and two budgets are equal when their four sizes and their locale
+    are equal.
+
+    Args:
+        window: W, the model's context window in tokens.
+        output: B_out, the tokens reserved for the answer.
+        reasoning: B_reasoning, the tokens reserved for internal reasoning; 0 by default.
+        safety: B_safety, the safety margin in tokens; 2 % of the window by default.
+        locale: The language of the errors this budget raises, such as ``"fr"``; the current
+            default locale when omitted.
+
+    Raises:
+        InvalidTypeError: When a size is a bool or not a number (codes ``bool_not_a_number``,
+            ``not_a_number``).
+        InvalidValueError: When a size is negative, NaN or infinite (codes ``negative_size``,
+            ``non_finite_size``).
+        UnsupportedLocaleError: When the locale is not English, French or Chinese.
+        ContextOverflowError: When the reserves exceed the window (code
+            ``reserves_exceed_window``).
+
+    Examples:
+        >>> budget = ContextBudget(window=32_000, output=2_000, reasoning=4_000)
+        >>> budget
+        ContextBudget(window=32000, output=2000, reasoning=4000, safety=640)
+        >>> budget.context_budget()
+        25360
+    """
+
+    __slots__ = ("_context_budget", "_locale", "_output", "_reasoning", "_safety", "_window")
+
+    def __init__(
+        self,
+        window: float,
+        output: float,
+        reasoning: float = 0,
+        safety: float | None = None,
+        *,
+        locale: str | None = None,
+    ) -> None:
+        self._locale: Locale | None = None if locale is None else normalize_locale(locale)
+        loc = self._locale
+        self._window = _size(window, "window", loc)
+        self._output = _size(output, "output", loc)
+        self._reasoning = _size(reasoning, "reasoning", loc)
+        self._safety = self._window * 2 // 100 if safety is None else _size(safety, "safety", loc)
+        reserved = self._output + self._reasoning + self._safety
+        if reserved > self._window:
+            raise ContextOverflowError(
+                "reserves_exceed_window",
+                reserved=reserved,
+                output=self._output,
+                reasoning=self._reasoning,
+                safety=self._safety,
+                window=self._window,
+                locale=loc,
+            )
+        self._context_budget = self._window - reserved
+
+    @property
+    def window(self) -> int:
+        """W: the model's context window in tokens."""
+        return self._window
+
+    @property
+    def output(self) -> int:
+        """B_out: the tokens reserved for the answer."""
+        return self._output
+
+    @property
+    def reasoning(self) -> int:
+        """B_reasoning: the tokens reserved for internal reasoning."""
+        return self._reasoning
+
+    @property
+    def safety(self) -> int:
+        """B_safety: the safety margin in tokens, 2 % of the window by default."""
+        return self._safety
+
+    @property
+    def locale(self) -> Locale | None:
+        """The language of the errors this budget raises, or None for the current default."""
+        return self._locale
+
+    def context_budget(self) -> int:
+        """Return the tokens available for the prompt's context.
+
+        Returns:
+            The window minus the output, reasoning and safety reserves, in tokens.
+
+        Examples:
+            >>> budget = ContextBudget(window=10_000, output=1_000, reasoning=2_000, safety=0)
+            >>> budget.context_budget()
+            7000
+        """
+        return self._context_budget
+
+    def _tokens(self, tokens: object) -> float | int:
+        if type(tokens) is int and tokens >= 0:
+            return tokens
+        return _number(tokens, "tokens", self._locale)
+
+    def fits(self, tokens: float) -> bool:
+        """Tell whether a number of tokens fits in the context budget.
+
+        Args:
+            tokens: The number of tokens to check, a finite number of zero or more.
+
+        Returns:
+            True when ``tokens`` is at most the context budget.
+
+        Raises:
+            InvalidTypeError: When ``tokens`` is a bool or not a number.
+            InvalidValueError: When ``tokens`` is negative, NaN or infinite.
+
+        Examples:
+            >>> budget = ContextBudget(window=10_000, output=1_000, safety=0)
+            >>> budget.fits(9_000), budget.fits(9_001)
+            (True, False)
+        """
+        return self._tokens(tokens) <= self._context_budget
+
+    def assert_fits(self, tokens: float) -> None:
+        """Raise an error when a number of tokens does not fit in the context budget.
+
+        Args:
+            tokens: The number of tokens to check, a finite number of zero or more.
+
+        Raises:
+            ContextOverflowError: When ``tokens`` exceeds the context budget (code
+                ``context_overflow``, with the parameters ``tokens`` and ``context_budget``).
+            InvalidTypeError: When ``tokens`` is a bool or not a number.
+            InvalidValueError: When ``tokens`` is negative, NaN or infinite.
+
+        Examples:
+            >>> budget = ContextBudget(window=10_000, output=1_000, safety=0)
+            >>> budget.assert_fits(9_000)
+            >>> try:
+            ...     budget.assert_fits(12_345)
+            ... except ContextOverflowError as err:
+            ...     print(err)
+            The context does not fit: 12,345 tokens for a context budget of 9,000 tokens.
+        """
+        value = self._tokens(tokens)
+        if value > self._context_budget:
+            raise ContextOverflowError(
+                "context_overflow",
+                tokens=value,
+                context_budget=self._context_budget,
+                locale=self._locale,
+            )
+
+    def plan(
+        self,
+        segments: Iterable[BudgetSegment | Mapping[str, Any]],
+        *,
+        strategy: PlanStrategy = "greedy",
+    ) -> BudgetPlan:
+        """Decide which segments fit in the context budget.
+
+        Required segments come first, in input order: if they do not fit together, the plan fails
+        with :class:`ContextOverflowError`, which names them and the shortfall. The optional
+        segments are then considered by descending priority, ties in input order:
+
+        - ``"greedy"`` (the default) keeps each optional segment that fits in what remains and
+          drops the others, going on with the next one. It fills the budget as much as it can,
+          even if that means keeping a lower priority while a higher one was dropped.
+        - ``"cutoff"`` keeps whole priority levels, highest first, and stops at the first level
+          that does not fit entirely: that level and every lower one are dropped. It never keeps
+          a lower priority while dropping a higher one, and segments of equal priority are kept
+          or dropped together (the rule of the priompt library).
+
+        ``included`` and ``dropped`` list the ids in input order. The work is linear apart from
+        one sort of the optional segments by priority.
+
+        Args:
+            segments: The segments, each a :class:`BudgetSegment` or a mapping with the keys
+                ``id``, ``tokens`` and optionally ``priority`` and ``required``.
+            strategy: ``"greedy"`` or ``"cutoff"``.
+
+        Returns:
+            The plan: the reserves, the context budget, the tokens used and remaining, and the ids
+            of the segments included and dropped.
+
+        Raises:
+            ContextOverflowError: When the required segments do not fit together (code
+                ``required_segments_overflow``).
+            InvalidValueError: For an unknown strategy (``unknown_strategy``), a duplicate id
+                (``duplicate_segment_id``), a mapping without ``id`` or ``tokens``
+                (``missing_segment_field``) or with another key (``unknown_segment_field``),
+                negative or non-finite tokens (``negative_size``, ``non_finite_size``) or a
+                negative or non-finite priority (``invalid_priority``).
+            InvalidTypeError: When ``segments`` is not a collection (``not_a_collection``), a
+                segment is neither a BudgetSegment nor a mapping (``invalid_segment``), or a field
+                has the wrong type (``not_a_string``, ``not_a_number``, ``bool_not_a_number``,
+                ``not_a_bool``).
+
+        Examples:
+            >>> budget = ContextBudget(window=10_000, output=1_000, safety=0)
+            >>> plan = budget.plan([
+            ...     {"id": "instructions", "tokens": 2_000},
+            ...     {"id": "old-history", "tokens": 5_000, "priority": 1, "required": False},
+            ...     {"id": "recent-history", "tokens": 3_000, "priority": 3, "required": False},
+            ...     {"id": "examples", "tokens": 2_500, "priority": 2, "required": False},
+            ... ])
+            >>> plan.included, plan.dropped
+            (['instructions', 'recent-history', 'examples'], ['old-history'])
+            >>> plan.used, plan.remaining
+            (7500, 1500)
+        """
+        locale = self._locale
+        if not isinstance(strategy, str) or strategy not in _STRATEGIES:
+            raise InvalidValueError(
+                "unknown_strategy",
+                strategy=str(strategy),
+                supported=list(_STRATEGIES),
+                locale=locale,
+            )
+        ids, tokens, priorities, kept, optional, required_total = _read_segments(segments, locale)
+        if len(set(ids)) != len(ids):
+            _raise_duplicate(ids, locale)
+        budget = self._context_budget
+        if required_total > budget:
+            required_ids = list(compress(ids, kept))
+            raise ContextOverflowError(
+                "required_segments_overflow",
+                segment_ids=required_ids,
+                segments=[f"'{segment_id}'" for segment_id in required_ids],
+                count=len(required_ids),
+                required=required_total,
+                shortfall=required_total - budget,
+                context_budget=budget,
+                locale=locale,
+            )
+        remaining = budget - required_total
+        # A stable sort in reverse keeps ties in input order.
+        order = sorted(optional, key=priorities.__getitem__, reverse=True)
+        if strategy == "greedy":
+            for index in order:
+                size = tokens[index]
+                if size <= remaining:
+                    kept[index] = True
+                    remaining -= size
+        else:
+            remaining = _cutoff(order, tokens, priorities, kept, remaining)
+        return BudgetPlan.model_construct(
+            window=self._window,
+            output_reserved=self._output,
+            reasoning_reserved=self._reasoning,
+            safety_margin=self._safety,
+            context_budget=budget,
+            used=budget - remaining,
+            remaining=remaining,
+            included=list(compress(ids, kept)),
+            dropped=list(compress(ids, map(not_, kept))),
+        )
+
+    def __repr__(self) -> str:
+        text = (
+            f"ContextBudget(window={self._window}, output={self._output}, "
+            f"reasoning={self._reasoning}, safety={self._safety}"
+        )
+        if self._locale is not None:
+            text += f", locale={self._locale!r}"
+        return text + ")"
+
+    def _key(self) -> tuple[int, int, int, int, Locale | None]:
+        return (self._window, self._output, self._reasoning, self._safety, self._locale)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContextBudget):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+
+def _cutoff(
+    order: list[int], tokens: list[int], priorities: list[float], kept: list[bool], remaining: int
+) -> int:
+    """Keep whole priority levels of ``order`` while they fit; return the tokens that remain."""
+    start, end = 0, len(order)
+    while start < end:
+        level = priorities[order[start]]
+        stop, total = start, 0
+        while stop < end and priorities[order[stop]] == level:
+            total += tokens[order[stop]]
+            stop += 1
+        if total > remaining:
+            break
+        for index in order[start:stop]:
+            kept[index] = True
+        remaining -= total
+        start = stop
+    return remaining
+
+
+def _read_segments(
+    segments: object, locale: Locale | None
+) -> tuple[list[str], list[int], list[float], list[bool], list[int], int]:
+    """Check the segments and return their columns, the optional indices and the required total.
+
+    This is the hot path of :meth:`ContextBudget.plan`: segments already validated as
+    ``BudgetSegment`` are read as they are, and mappings are checked with plain Python tests,
+    falling back to the slower checks only to build the error.
+    """
+    if isinstance(segments, str | bytes | Mapping) or not isinstance(segments, Iterable):
+        raise InvalidTypeError(
+            "not_a_collection", name="segments", type_name=type(segments).__name__, locale=locale
+        )
+    ids: list[str] = []
+    tokens: list[int] = []
+    priorities: list[float] = []
+    kept: list[bool] = []
+    optional: list[int] = []
+    add_id, add_tokens, add_priority = ids.append, tokens.append, priorities.append
+    add_kept, add_optional = kept.append, optional.append
+    required_total = 0
+    for index, segment in enumerate(segments):
+        kind = type(segment)
+        if kind is dict:
+            segment_id, size, priority, required = _read_mapping(segment, index, locale)
+        elif kind is BudgetSegment or isinstance(segment, BudgetSegment):
+            # A BudgetSegment was checked when it was built and is frozen: read it as it is.
+            segment_id = segment.id
+            size = segment.tokens
+            priority = segment.priority
+            required = segment.required
+        elif isinstance(segment, Mapping):
+            segment_id, size, priority, required = _read_mapping(segment, index, locale)
+        else:
+            raise InvalidTypeError(
+                "invalid_segment", index=index, type_name=type(segment).__name__, locale=locale
+            )
+        add_id(segment_id)
+        add_tokens(size)
+        add_priority(priority)
+        add_kept(required)
+        if required:
+            required_total += size
+        else:
+            add_optional(index)
+    return ids, tokens, priorities, kept, optional, required_total
+
+
+def _read_mapping(
+    segment: Mapping[str, Any], index: int, locale: Locale | None
+) -> tuple[str, int, float, bool]:
+    """Check one segment given as a mapping, with plain tests first and the full checks on error."""
+    try:
+        segment_id = segment["id"]
+        size = segment["tokens"]
+    except KeyError as error:
+        raise InvalidValueError(
+            "missing_segment_field", index=index, field=str(error.args[0]), locale=locale
+        ) from None
+    priority = segment.get("priority", 0)
+    required = segment.get("required", True)
+    if len(segment) > 2 and not _SEGMENT_FIELDS.issuperset(segment):
+        unknown = next(key for key in segment if key not in _SEGMENT_FIELDS)
+        raise InvalidValueError(
+            "unknown_segment_field", index=index, field=str(unknown), locale=locale
+        )
+    if type(segment_id) is not str:
+        segment_id = _segment_id(segment_id, f"segments[{index}].id", locale)
+    if type(size) is not int or size < 0:
+        size = _segment_tokens(size, f"segments[{index}].tokens", locale)
+    if not ((type(priority) is int or type(priority) is float) and 0 <= priority < _INF):
+        priority = _priority(priority, f"segments[{index}].priority", locale)
+    if required is not True and required is not False:
+        required = _required(required, f"segments[{index}].required", locale)
+    return segment_id, size, priority, required
+
+
+def _raise_duplicate(ids: list[str], locale: Locale | None) -> None:
+    first: dict[str, int] = {}
+    for index, segment_id in enumerate(ids):
+        previous = first.setdefault(segment_id, index)
+        if previous != index:
+            raise InvalidValueError(
+                "duplicate_segment_id",
+                segment_id=segment_id,
+                first_index=previous,
+                index=index,
+                locale=locale,
+            )
