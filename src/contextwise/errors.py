@@ -190,6 +190,7 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "not_a_policy": N_(
             "{name} must be a ContextPolicy or a mapping, got a value of type {type_name}."
         ),
+        "not_a_mapping": N_("{name} must be a mapping, got a value of type {type_name}."),
         "not_a_fragment_list": N_(
             "fragments must be a list of fragments, got a value of type {type_name}."
         ),
@@ -200,9 +201,7 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "The messages of fragment '{fragment_id}' must be a list, got a value of type "
             "{type_name}."
         ),
-        "invalid_budget": N_(
-            "budget must be a ContextBudget, got a value of type {type_name}."
-        ),
+        "invalid_budget": N_("budget must be a ContextBudget, got a value of type {type_name}."),
     }
 
 
@@ -288,6 +287,19 @@ class RoutingConfigurationError(InvalidValueError):
             "{field} entry '{label}' must be a ModelSpec or a non-blank model name, got {value}."
         ),
         "blank_model_name": N_("{field} must be a non-blank model name, got {value}."),
+        "invalid_routing": N_(
+            "{field} must be a ModelRouting declaration, got a value of type {type_name}."
+        ),
+        "on_event_not_callable": N_(
+            "{field} must be a function that receives routing events, got a value of type "
+            "{type_name}."
+        ),
+        "missing_window": N_(
+            "Model '{model}' declares no context window, and no default {field} was given."
+        ),
+        "unknown_active_model": N_(
+            "The {field} model '{model}' is not one of the candidate models {known}."
+        ),
         "client_conflict": N_(
             "Pass either a configured client or the {field} setting, not both: the client already "
             "holds its settings."

@@ -185,7 +185,7 @@ def translations(locale: Locale, domain: str = DOMAIN) -> _gettext.NullTranslati
         po = folder / f"{domain}.po"
         if po.is_file():
             return _po_translations(po, locale)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a broken catalog must never turn into a crash
         pass
     return _gettext.NullTranslations()
 
@@ -226,7 +226,7 @@ def translate(message: Message, params: Mapping[str, object], locale: Locale) ->
         return english
     try:
         return _fill(_choose(message, params, translations(locale)), params, locale)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a broken translation falls back to English
         return english
 
 

@@ -1,0 +1,68 @@
+"""Context policies: fit named fragments of a context into a size, and report every change.
+
+The implementation lives in the modules of this package; this package re-exports its public API.
+"""
+
+from contextwise.policy.engine import AppMutation, Compressor, aprocess_context, process_context
+from contextwise.policy.fragments import ContextResult, Fragment, FragmentField, RemovedItem
+from contextwise.policy.model import (
+    DEFAULT_TRIM_MARKER,
+    AppStep,
+    AutoSelection,
+    CompressStep,
+    ContextPolicy,
+    ContextSelection,
+    ContextStep,
+    FixedSelection,
+    Grouping,
+    ModelSelection,
+    PolicyMode,
+    SelectionMode,
+    SequenceSelection,
+    StepKind,
+    TrimStep,
+)
+from contextwise.policy.report import (
+    ChangeError,
+    ChangeStatus,
+    ContextChange,
+    ContextDecision,
+    ContextProcessingReport,
+    TokenReport,
+)
+from contextwise.policy.schema import context_policy_json_schema
+from contextwise.policy.validation import validate_context_policy
+
+__all__ = [
+    "DEFAULT_TRIM_MARKER",
+    "AppMutation",
+    "AppStep",
+    "AutoSelection",
+    "ChangeError",
+    "ChangeStatus",
+    "CompressStep",
+    "Compressor",
+    "ContextChange",
+    "ContextDecision",
+    "ContextPolicy",
+    "ContextProcessingReport",
+    "ContextResult",
+    "ContextSelection",
+    "ContextStep",
+    "FixedSelection",
+    "Fragment",
+    "FragmentField",
+    "Grouping",
+    "ModelSelection",
+    "PolicyMode",
+    "RemovedItem",
+    "SelectionMode",
+    "SequenceSelection",
+    "StepKind",
+    "TokenReport",
+    "TrimStep",
+    "aprocess_context",
+    "context_policy_json_schema",
+    "process_context",
+    "validate_context_policy",
+]

@@ -1,0 +1,442 @@
+"""Processing a context with a policy: ``process_context`` and its async twin ``aprocess_context``.
+
+Both entry points drive one core. The core is a generator that yields a request each time it needs
+application code (a compressor, an app, a decision provider); the async driver awaits those calls
+and the sync driver runs them to completion, so the logic exists once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeAlias
+
+from contextwise.errors import ContextOverflowError, InvalidTypeError, PolicyConfigurationError
+from contextwise.policy.fragments import ContextResult, Fragment, coerce_fragments
+from contextwise.policy.model import (
+    AutoSelection,
+    ContextPolicy,
+    FixedSelection,
+    ModelSelection,
+    SequenceSelection,
+    coerce_policy,
+)
+from contextwise.policy.report import ContextProcessingReport, TokenReport
+from contextwise.policy.selection import (
+    Limits,
+    Runner,
+    effective_limits,
+    run_auto,
+    run_model,
+    run_sequence,
+)
+from contextwise.policy.steps import (
+    Effects,
+    FragState,
+    Invoke,
+    Measure,
+    Reply,
+    StepContext,
+    measure_fragment,
+)
+from contextwise.policy.validation import validate_context_policy
+from contextwise.routing.decision import DecisionProvider
+from contextwise.tokens import TokenCounter, as_token_counter
+
+Compressor: TypeAlias = Callable[[Any], Any]
+"""A compressor: a sync or async function from the messages (or the text) to replace, to the
+summary message (or a string)."""
+
+AppMutation: TypeAlias = Callable[[Fragment], Any]
+"""An app mutation: a sync or async function from a copy of a fragment to the changed fragment."""
+
+
+def process_context(
+    policy: ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    *,
+    counter: object | None = None,
+    budget: object | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    selector: DecisionProvider | None = None,
+    compressor_timeout: float | None = None,
+) -> ContextResult:
+    """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
+
+    The fragments are measured once. In ``reduce`` mode, when a trigger is exceeded (characters,
+    tokens, or the ``budget``'s context budget), the policy's selection applies steps until the
+    targets are met. ``validate`` mode changes nothing and raises when ``reduce`` would have
+    acted. ``audit`` mode changes nothing and reports exactly what ``reduce`` would change,
+    calling the compressors and apps on copies to know it.
+
+    With a counter, a text is counted as a whole and a list of messages message by message, each
+    through :func:`~contextwise.messages.message_text`.
+
+    The input is never mutated: the result holds new fragments, which share the unchanged message
+    objects. A compressor or app that raises, times out, or returns something unusable leaves its
+    fragment untouched and is reported as a failed change. A sync compressor or app runs inline;
+    with a timeout it runs in a worker thread, and when the timeout expires its result is
+    discarded (the thread cannot be stopped and finishes in the background). An async one is
+    awaited, on a private event loop in a worker thread when this function is called while a loop
+    is running; use :func:`aprocess_context` from async code.
+
+    Args:
+        policy: The policy, or a mapping in the shape of a policy file.
+        fragments: The fragments, as :class:`Fragment` objects or mappings with ``id`` and
+            ``text`` or ``messages``; their ids are unique.
+        counter: A token counter (or a tokenizer or function that :func:`~contextwise.tokens.
+            as_token_counter` accepts); needed for token limits and recorded in the report.
+        budget: A :class:`~contextwise.budget.ContextBudget` whose ``context_budget()`` caps the
+            token trigger and target; needs a counter.
+        compressors: The compressors by name, as the policy's compress steps name them.
+        apps: The app mutations by name, as the policy's app steps name them.
+        selector: The decision provider of a ``model`` selection.
+        compressor_timeout: The default most seconds a compressor or app may take, for steps
+            without their own ``timeout``; no limit when omitted.
+
+    Returns:
+        The fragments in input order, the report, and what was removed from each fragment.
+
+    Raises:
+        PolicyConfigurationError: When the policy is invalid or does not match the fragments,
+            compressors, apps, counter or selector (see :func:`validate_context_policy`; also
+            ``selector_required``, ``invalid_selector``, ``invalid_compressor``,
+            ``invalid_app``, ``duplicate_fragment_id`` and ``invalid_compressor_timeout``).
+        ContextOverflowError: In ``validate`` mode, when a trigger or the token limit is
+            exceeded (codes ``policy_validation_overflow`` and
+            ``policy_validation_token_overflow``).
+        InvalidTypeError: When an argument or a message has the wrong type.
+        InvalidValueError: When a fragment is malformed, or the counter returns a bad count.
+
+    Examples:
+        >>> from contextwise import ContextPolicy, Fragment, process_context
+        >>> history = [{"role": "system", "content": "Be brief."}]
+        >>> for n in range(4):
+        ...     history += [{"role": "user", "content": f"Question {n}?"},
+        ...                 {"role": "assistant", "content": f"Answer {n}."}]
+        >>> policy = ContextPolicy(mode="reduce", trigger_chars=60, target_input_chars=50,
+        ...     steps=[{"id": "turns", "kind": "trim", "fragment_id": "history", "keep_groups": 1}])
+        >>> result = process_context(policy, [Fragment("history", messages=history)])
+        >>> [m["content"] for m in result.fragment("history").messages]
+        ['Be brief.', 'Question 3?', 'Answer 3.']
+        >>> result.report.before_chars, result.report.after_chars, len(result.removed["history"])
+        (89, 29, 6)
+    """
+    core = _prepare(
+        policy, fragments, counter, budget, compressors, apps, selector, compressor_timeout
+    )
+    return _drive_sync(core)
+
+
+async def aprocess_context(
+    policy: ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    *,
+    counter: object | None = None,
+    budget: object | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    selector: DecisionProvider | None = None,
+    compressor_timeout: float | None = None,
+) -> ContextResult:
+    """Fit fragments of a context to a policy, awaiting async compressors, apps and providers.
+
+    It behaves exactly like :func:`process_context` and shares its implementation. Async
+    compressors and apps are awaited (and cancelled when their timeout expires); sync ones run
+    inline, or in a worker thread when they have a timeout. Cancelling the task cancels the call
+    in progress.
+
+    Args:
+        policy: The policy, or a mapping in the shape of a policy file.
+        fragments: The fragments, as :class:`Fragment` objects or mappings.
+        counter: A token counter, tokenizer or counting function.
+        budget: A :class:`~contextwise.budget.ContextBudget` that caps the token limits.
+        compressors: The compressors by name.
+        apps: The app mutations by name.
+        selector: The decision provider of a ``model`` selection.
+        compressor_timeout: The default most seconds a compressor or app may take.
+
+    Returns:
+        The fragments in input order, the report, and what was removed from each fragment.
+
+    Raises:
+        PolicyConfigurationError: When the policy is invalid or does not match what is supplied.
+        ContextOverflowError: In ``validate`` mode, when a trigger or the token limit is exceeded.
+        InvalidTypeError: When an argument or a message has the wrong type.
+        InvalidValueError: When a fragment is malformed, or the counter returns a bad count.
+
+    Examples:
+        >>> import asyncio
+        >>> from contextwise import ContextPolicy, Fragment, aprocess_context
+        >>> async def shorten(text: str) -> str:
+        ...     return text[:10]
+        >>> policy = ContextPolicy(mode="reduce", trigger_chars=20, steps=[
+        ...     {"id": "sum", "kind": "compress", "fragment_id": "doc", "field": "text",
+        ...      "compressor": "shorten"}])
+        >>> result = asyncio.run(aprocess_context(
+        ...     policy, [Fragment("doc", text="A long document about nothing.")],
+        ...     compressors={"shorten": shorten}))
+        >>> result.fragment("doc").text
+        'A long doc'
+    """
+    core = _prepare(
+        policy, fragments, counter, budget, compressors, apps, selector, compressor_timeout
+    )
+    return await _drive_async(core)
+
+
+# --- preparation -----------------------------------------------------------------------------
+
+
+def _prepare(
+    policy: object,
+    fragments: object,
+    counter: object | None,
+    budget: object | None,
+    compressors: Mapping[str, Compressor] | None,
+    apps: Mapping[str, AppMutation] | None,
+    selector: DecisionProvider | None,
+    compressor_timeout: float | None,
+) -> Effects[ContextResult]:
+    """Check every argument eagerly, then return the core, ready to be driven."""
+    checked_policy = coerce_policy(policy)
+    items = coerce_fragments(fragments)
+    token_counter: TokenCounter | None = None if counter is None else as_token_counter(counter)
+    budget_limit: int | None = None
+    if budget is not None:
+        method = getattr(budget, "context_budget", None)
+        if not callable(method):
+            raise InvalidTypeError("invalid_budget", type_name=type(budget).__name__)
+        budget_limit = int(method())
+        if token_counter is None:
+            raise PolicyConfigurationError("counter_required", limits=["budget"], count=1)
+    compressor_map = _functions(compressors, "invalid_compressor", "compressor")
+    app_map = _functions(apps, "invalid_app", "app")
+    if compressor_timeout is not None and (
+        isinstance(compressor_timeout, bool)
+        or not isinstance(compressor_timeout, int | float)
+        or not 0 < compressor_timeout < math.inf
+    ):
+        raise PolicyConfigurationError("invalid_compressor_timeout", value=repr(compressor_timeout))
+    validate_context_policy(
+        checked_policy, compressor_map, app_map, counter=token_counter, fragments=items
+    )
+    if isinstance(checked_policy.selection, ModelSelection):
+        if selector is None:
+            raise PolicyConfigurationError("selector_required")
+        if not isinstance(selector, DecisionProvider):
+            raise PolicyConfigurationError("invalid_selector", type_name=type(selector).__name__)
+    context = StepContext(
+        measure=Measure(token_counter),
+        compressors=compressor_map,
+        apps=app_map,
+        default_timeout=None if compressor_timeout is None else float(compressor_timeout),
+    )
+    return _core(checked_policy, items, context, budget_limit, selector)
+
+
+def _functions(
+    given: Mapping[str, Callable[..., Any]] | None, code: str, key: str
+) -> dict[str, Callable[..., Any]]:
+    if given is None:
+        return {}
+    if not isinstance(given, Mapping):
+        raise InvalidTypeError("not_a_mapping", name=f"{key}s", type_name=type(given).__name__)
+    for name, func in given.items():
+        if not callable(func):
+            raise PolicyConfigurationError(code, **{key: name, "type_name": type(func).__name__})
+    return dict(given)
+
+
+# --- the core --------------------------------------------------------------------------------
+
+
+def _core(
+    policy: ContextPolicy,
+    fragments: list[Fragment],
+    context: StepContext,
+    budget_limit: int | None,
+    selector: DecisionProvider | None,
+) -> Effects[ContextResult]:
+    measure = context.measure
+    states: dict[str, FragState] = {
+        fragment.id: measure_fragment(fragment, measure, 0) for fragment in fragments
+    }
+    limits = effective_limits(
+        policy.trigger_chars,
+        policy.target_input_chars,
+        policy.trigger_tokens,
+        policy.target_input_tokens,
+        budget_limit,
+    )
+    runner = Runner(states, limits, context)
+    before_chars, before_tokens = runner.chars, runner.tokens
+    chars_over = limits.chars_over(before_chars)
+    tokens_over = limits.tokens_over(before_tokens)
+    if policy.mode == "validate" and chars_over:
+        assert limits.trigger_chars is not None
+        raise ContextOverflowError(
+            "policy_validation_overflow",
+            chars=before_chars,
+            limit=limits.trigger_chars,
+            limit_name=limits.trigger_chars_name,
+        )
+    if policy.mode == "validate" and tokens_over:
+        assert limits.trigger_tokens is not None
+        raise ContextOverflowError(
+            "policy_validation_token_overflow",
+            tokens=before_tokens,
+            limit=limits.trigger_tokens,
+            limit_name=limits.trigger_tokens_name,
+        )
+    acted = policy.mode != "validate" and (chars_over or tokens_over)
+    if acted:
+        selection = policy.selection
+        steps = list(policy.steps)
+        if isinstance(selection, SequenceSelection):
+            yield from run_sequence(runner, steps)
+        elif isinstance(selection, FixedSelection):
+            by_id = {step.id: step for step in steps}
+            yield from run_sequence(runner, [by_id[step_id] for step_id in selection.steps])
+        elif isinstance(selection, AutoSelection):
+            yield from run_auto(runner, steps)
+        else:
+            assert selector is not None
+            yield from run_model(runner, steps, selection, selector)
+    report = ContextProcessingReport(
+        mode=policy.mode,
+        selection=policy.selection.mode if acted else None,
+        decisions=tuple(runner.decisions),
+        before_chars=before_chars,
+        after_chars=runner.chars,
+        tokens=_token_report(measure, before_tokens, runner.tokens, limits),
+        changes=tuple(runner.changes),
+    )
+    if policy.mode == "reduce":
+        return ContextResult(
+            fragments=tuple(runner.states[fragment.id].fragment for fragment in fragments),
+            report=report,
+            removed=runner.removed,
+        )
+    return ContextResult(
+        fragments=tuple(fragments),
+        report=report,
+        removed={fragment.id: [] for fragment in fragments},
+    )
+
+
+def _token_report(
+    measure: Measure, before: int | None, after: int | None, limits: Limits
+) -> TokenReport | None:
+    if measure.counter is None or before is None or after is None:
+        return None
+    return TokenReport(
+        counter_id=str(measure.counter.id),
+        before=before,
+        after=after,
+        input_limit=limits.target_tokens,
+    )
+
+
+# --- drivers ---------------------------------------------------------------------------------
+
+
+def _drive_sync(core: Effects[ContextResult]) -> ContextResult:
+    try:
+        request = next(core)
+        while True:
+            request = core.send(_invoke_sync(request))
+    except StopIteration as stop:
+        result: ContextResult = stop.value
+        return result
+
+
+async def _drive_async(core: Effects[ContextResult]) -> ContextResult:
+    try:
+        request = next(core)
+        while True:
+            request = core.send(await _invoke_async(request))
+    except StopIteration as stop:
+        result: ContextResult = stop.value
+        return result
+
+
+def _invoke_sync(request: Invoke) -> Reply:
+    """Call application code from sync code, honouring the timeout with a worker thread."""
+    try:
+        if request.timeout is None:
+            value = request.func(*request.args, **request.kwargs)
+            if inspect.isawaitable(value):
+                value = _await_blocking(value)
+            return Reply(value=value)
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextwise-step")
+        try:
+            future = executor.submit(_call_to_completion, request)
+            try:
+                return Reply(value=future.result(timeout=request.timeout))
+            except TimeoutError:
+                if future.done():
+                    raise
+                future.cancel()
+                return Reply(timed_out=True)
+        finally:
+            executor.shutdown(wait=False)
+    except Exception as exc:  # noqa: BLE001 - the core decides what an error means
+        return Reply(error=exc)
+
+
+def _call_to_completion(request: Invoke) -> Any:
+    value = request.func(*request.args, **request.kwargs)
+    if inspect.isawaitable(value):
+        return asyncio.run(_resolve(value))
+    return value
+
+
+async def _resolve(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+def _await_blocking(awaitable: Awaitable[Any]) -> Any:
+    """Run an awaitable to completion from sync code, even when an event loop is running here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_resolve(awaitable))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextwise-loop") as executor:
+        return executor.submit(asyncio.run, _resolve(awaitable)).result()
+
+
+def _is_async_callable(func: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+        getattr(func, "__call__", None)  # noqa: B004 - callable objects with an async __call__
+    )
+
+
+async def _invoke_async(request: Invoke) -> Reply:
+    """Call application code from async code: await async functions, thread sync ones on timeout."""
+    scope = None
+    try:
+        if request.timeout is None:
+            value = request.func(*request.args, **request.kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+            return Reply(value=value)
+        scope = asyncio.timeout(request.timeout)
+        async with scope:
+            if _is_async_callable(request.func):
+                value = await request.func(*request.args, **request.kwargs)
+            else:
+                value = await asyncio.to_thread(request.func, *request.args, **request.kwargs)
+                if inspect.isawaitable(value):
+                    value = await value
+        return Reply(value=value)
+    except TimeoutError as exc:
+        if scope is not None and scope.expired():
+            return Reply(timed_out=True)
+        return Reply(error=exc)
+    except Exception as exc:  # noqa: BLE001 - the core decides what an error means
+        return Reply(error=exc)

@@ -1,0 +1,551 @@
+"""The context policy: a pydantic model that policy files (JSON or TOML) validate against.
+
+Every model accepts its fields in snake_case (``trigger_chars``) and in the camelCase of the seed
+(``triggerChars``), forbids unknown keys, and is frozen. A policy that breaks one of its own rules
+(two steps with one id, a trigger not above its target...) raises a pydantic ``ValidationError``
+at construction; its underlying error is a
+:class:`~contextwise.errors.PolicyConfigurationError` with a stable code.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from contextwise.errors import PolicyConfigurationError
+from contextwise.messages import GroupingKind
+
+PolicyMode: TypeAlias = Literal["reduce", "validate", "audit"]
+"""What a policy does: change the context, check it, or report what it would change."""
+
+SelectionMode: TypeAlias = Literal["sequence", "fixed", "auto", "model"]
+"""How the steps to apply are chosen."""
+
+StepKind: TypeAlias = Literal["trim", "compress", "app"]
+"""The kinds of steps."""
+
+DEFAULT_TRIM_MARKER = "\n[...]\n"
+"""The marker that a text trim puts where it cut the text."""
+
+_DEFAULT_MIN_CONFIDENCE = 0.85
+
+_Size = Annotated[int, Field(ge=0, strict=True)]
+_Name = Annotated[str, Field(min_length=1, pattern=r"\S", strict=True)]
+_Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class PolicyModel(BaseModel):
+    """The base of the policy models: snake_case or camelCase keys, no unknown key, frozen."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        use_attribute_docstrings=True,
+    )
+
+
+class Grouping(PolicyModel):
+    """How a step groups the messages it keeps or removes as a whole.
+
+    ``user-turn`` groups a user message with everything that answers it; ``message`` takes each
+    message on its own. Both keep a tool call with its results. See
+    :func:`~contextwise.messages.group_messages`.
+
+    Examples:
+        >>> Grouping().kind
+        'user-turn'
+    """
+
+    kind: GroupingKind = "user-turn"
+    """``user-turn`` (the default) or ``message``."""
+
+
+class TrimStep(PolicyModel):
+    """Remove the oldest groups of messages, or cut a text to a size.
+
+    On messages, the step removes the oldest unpinned groups one at a time, never the newest
+    ``keep_groups`` ones, and stops as soon as the field is at or below ``target_chars`` and
+    ``target_tokens``. Without a target it removes every group but the newest ``keep_groups``.
+    System and developer messages are never removed, and a tool call always stays with its
+    results.
+
+    On text, the step needs a target. It keeps the ``head`` (the beginning) or the ``tail`` of the
+    text and puts ``marker`` where it cut; the marker counts in the size. The removed span is
+    reported in :attr:`ContextResult.removed <contextwise.policy.ContextResult.removed>`.
+
+    Examples:
+        >>> step = TrimStep.model_validate({"id": "recent-history", "kind": "trim",
+        ...     "fragmentId": "history", "keepGroups": 2, "targetChars": 1000})
+        >>> step.keep_groups, step.grouping.kind
+        (2, 'user-turn')
+    """
+
+    kind: Literal["trim"] = "trim"
+    """The step kind, always ``trim``."""
+
+    id: _Name
+    """The step's id, unique in the policy."""
+
+    fragment_id: _Name
+    """The id of the fragment the step works on."""
+
+    field: Literal["messages", "text"] = "messages"
+    """The field of the fragment the step trims: ``messages`` (the default) or ``text``."""
+
+    grouping: Grouping = Grouping()
+    """How messages are grouped; ``user-turn`` by default."""
+
+    keep_groups: _Size = 1
+    """How many of the newest groups are never removed; 1 by default."""
+
+    target_chars: _Size | None = None
+    """The size in characters at or below which the step stops removing."""
+
+    target_tokens: _Size | None = None
+    """The size in tokens at or below which the step stops removing; needs a token counter."""
+
+    keep: Literal["head", "tail"] = "head"
+    """For text: keep the beginning (``head``, the default) or the end (``tail``)."""
+
+    marker: str = DEFAULT_TRIM_MARKER
+    """For text: the marker put where the text was cut, ``"\\n[...]\\n"`` by default."""
+
+
+class CompressStep(PolicyModel):
+    """Replace the older groups of messages with one summary made by a compressor.
+
+    The compressor is a function that the application supplies at run time under the name
+    ``compressor``; it may be sync or async. For messages it receives a copy of the messages to
+    replace (every group but the newest ``keep_groups``, without the pinned system and developer
+    messages, which stay in place) and returns the summary, as a message or as a string that
+    becomes a message with the role ``summary_role``. For text it receives the text and returns a
+    shorter string.
+
+    A compressor that raises, times out, or returns something that is not smaller leaves the
+    fragment untouched; the report records a failed change with the error.
+
+    Examples:
+        >>> CompressStep(id="summary", fragment_id="history", compressor="summarize").keep_groups
+        1
+    """
+
+    kind: Literal["compress"] = "compress"
+    """The step kind, always ``compress``."""
+
+    id: _Name
+    """The step's id, unique in the policy."""
+
+    fragment_id: _Name
+    """The id of the fragment the step works on."""
+
+    compressor: _Name
+    """The name of the compressor, among those the application supplies."""
+
+    field: Literal["messages", "text"] = "messages"
+    """The field of the fragment the step compresses: ``messages`` (the default) or ``text``."""
+
+    grouping: Grouping = Grouping()
+    """How messages are grouped; ``user-turn`` by default."""
+
+    keep_groups: _Size = 1
+    """How many of the newest groups are kept as they are; 1 by default."""
+
+    summary_role: Literal["user", "assistant", "system", "developer"] = "user"
+    """The role of the summary message when the compressor returns a string."""
+
+    timeout: _Seconds | None = None
+    """The most seconds the compressor may take; the ``compressor_timeout`` of the run when
+    omitted."""
+
+
+class AppStep(PolicyModel):
+    """Apply a mutation that the application supplies: a function from a fragment to a fragment.
+
+    The function is supplied at run time under the name ``app``; it may be sync or async. It
+    receives a copy of the fragment and returns the changed fragment (or just its new list of
+    messages, or its new text). The change is recorded with the kind ``app``. A function that
+    raises, times out, returns something else, or separates a tool call from its results leaves
+    the fragment untouched and is recorded as a failed change.
+
+    Examples:
+        >>> AppStep(id="redact", fragment_id="history", app="redact_secrets").kind
+        'app'
+    """
+
+    kind: Literal["app"] = "app"
+    """The step kind, always ``app``."""
+
+    id: _Name
+    """The step's id, unique in the policy."""
+
+    fragment_id: _Name
+    """The id of the fragment the step works on."""
+
+    app: _Name
+    """The name of the mutation, among those the application supplies."""
+
+    timeout: _Seconds | None = None
+    """The most seconds the mutation may take; the ``compressor_timeout`` of the run when
+    omitted."""
+
+
+ContextStep: TypeAlias = Annotated[TrimStep | CompressStep | AppStep, Field(discriminator="kind")]
+"""Any step of a policy, told apart by its ``kind``."""
+
+
+class SequenceSelection(PolicyModel):
+    """Apply the steps in order until the targets are met.
+
+    Examples:
+        >>> SequenceSelection().mode
+        'sequence'
+    """
+
+    mode: Literal["sequence"] = "sequence"
+    """The selection mode, always ``sequence``."""
+
+
+class FixedSelection(PolicyModel):
+    """Apply exactly the listed steps, in the listed order, until the targets are met.
+
+    Examples:
+        >>> FixedSelection(steps=["summary", "recent-history"]).steps
+        ('summary', 'recent-history')
+    """
+
+    mode: Literal["fixed"] = "fixed"
+    """The selection mode, always ``fixed``."""
+
+    steps: tuple[_Name, ...] = Field(min_length=1)
+    """The ids of the steps to apply, in order; each must be a step of the policy."""
+
+
+class AutoSelection(PolicyModel):
+    """Choose the steps deterministically, recording the reason of each choice.
+
+    Among the steps that reach the targets on their own, the one that removes the least is
+    applied. When none does, the step with the largest saving is applied and the choice starts
+    again. The saving is counted in characters while the character target is not met, in tokens
+    otherwise; ties go to the step that comes first in the policy. Compressors and apps run to
+    measure their saving, so each may be called even when its result is not chosen.
+
+    Examples:
+        >>> AutoSelection().mode
+        'auto'
+    """
+
+    mode: Literal["auto"] = "auto"
+    """The selection mode, always ``auto``."""
+
+
+class ModelSelection(PolicyModel):
+    """Let a decision model choose the next step, falling back to ``sequence`` when unsure.
+
+    At each round, a :class:`~contextwise.routing.DecisionProvider` (the ``selector`` of
+    :func:`~contextwise.policy.process_context`) answers a choice question whose options are the
+    ids of the steps not applied yet, through the same decision core as model routing. A
+    confidence below ``min_confidence``, or a provider that is unavailable or times out, makes the
+    remaining steps run as ``sequence``. Any other provider error propagates.
+
+    Examples:
+        >>> ModelSelection(model="router-mini").min_confidence
+        0.85
+    """
+
+    mode: Literal["model"] = "model"
+    """The selection mode, always ``model``."""
+
+    model: _Name
+    """The name of the decision model that the provider should use."""
+
+    min_confidence: float = Field(default=_DEFAULT_MIN_CONFIDENCE, ge=0.0, le=1.0)
+    """The confidence from 0 to 1 that an answer must reach to be followed; 0.85 by default."""
+
+    instructions: str | None = None
+    """The question put to the decision model; a built-in question when omitted."""
+
+    timeout: _Seconds | None = None
+    """The most seconds to wait for each answer; no limit when omitted."""
+
+
+ContextSelection: TypeAlias = Annotated[
+    SequenceSelection | FixedSelection | AutoSelection | ModelSelection,
+    Field(discriminator="mode"),
+]
+"""Any selection, told apart by its ``mode``."""
+
+
+class ContextPolicy(PolicyModel):
+    """How named fragments of the context are fitted into a size: limits, steps and selection.
+
+    In ``reduce`` mode the policy acts when the context exceeds a trigger (``trigger_chars``,
+    ``trigger_tokens``, or the context budget given at run time) and applies steps until the
+    targets are met. A missing target equals its trigger and a missing trigger equals its target;
+    a policy without any limit never acts. ``validate`` mode changes nothing and raises
+    :class:`~contextwise.errors.ContextOverflowError` when ``reduce`` would have acted. ``audit``
+    mode changes nothing and reports exactly what ``reduce`` would change.
+
+    Keys may be written in snake_case or in camelCase, and an unknown key is an error. A policy
+    that breaks one of its own rules raises a pydantic ``ValidationError`` at construction (its
+    underlying error is a :class:`~contextwise.errors.PolicyConfigurationError`); the rules are
+    unique step ids, each trigger strictly greater than its target, fixed selection ids that exist
+    and appear once, and a target on every text trim that holds its marker.
+
+    Examples:
+        >>> policy = ContextPolicy.model_validate({
+        ...     "mode": "reduce", "triggerChars": 1800, "targetInputChars": 1500,
+        ...     "selection": {"mode": "sequence"},
+        ...     "steps": [{"id": "recent-history", "kind": "trim", "fragmentId": "history",
+        ...                "field": "messages", "grouping": {"kind": "user-turn"},
+        ...                "keepGroups": 2, "targetChars": 1000}],
+        ... })
+        >>> policy.trigger_chars, policy.steps[0].fragment_id
+        (1800, 'history')
+        >>> policy.model_dump(by_alias=True, exclude_defaults=True)["targetInputChars"]
+        1500
+    """
+
+    mode: PolicyMode
+    """``reduce``, ``validate`` or ``audit``."""
+
+    trigger_chars: _Size | None = None
+    """The size in characters above which the policy acts."""
+
+    target_input_chars: _Size | None = None
+    """The size in characters that the steps bring the context down to."""
+
+    trigger_tokens: _Size | None = None
+    """The size in tokens above which the policy acts; needs a token counter."""
+
+    target_input_tokens: _Size | None = None
+    """The size in tokens that the steps bring the context down to; needs a token counter."""
+
+    selection: ContextSelection = SequenceSelection()
+    """How the steps are chosen; ``sequence`` by default."""
+
+    steps: tuple[ContextStep, ...] = ()
+    """The steps the policy may apply, each with a unique id."""
+
+    @model_validator(mode="after")
+    def _check_rules(self) -> ContextPolicy:
+        check_policy_rules(self)
+        return self
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ContextPolicy:
+        """Read a policy from JSON text.
+
+        Args:
+            text: The JSON text of the policy.
+
+        Returns:
+            The validated policy.
+
+        Raises:
+            pydantic.ValidationError: When the text is not valid JSON or not a valid policy.
+
+        Examples:
+            >>> ContextPolicy.from_json('{"mode": "audit", "triggerChars": 100}').trigger_chars
+            100
+        """
+        return cls.model_validate_json(text)
+
+    @classmethod
+    def from_toml(cls, text: str) -> ContextPolicy:
+        """Read a policy from TOML text.
+
+        Args:
+            text: The TOML text of the policy.
+
+        Returns:
+            The validated policy.
+
+        Raises:
+            PolicyConfigurationError: When the text is not valid TOML (code ``invalid_toml``, with
+                the parser's message as detail).
+            pydantic.ValidationError: When the text is not a valid policy.
+
+        Examples:
+            >>> policy = ContextPolicy.from_toml('''
+            ... mode = "reduce"
+            ... trigger_chars = 1800
+            ... target_input_chars = 1500
+            ... [[steps]]
+            ... id = "recent-history"
+            ... kind = "trim"
+            ... fragment_id = "history"
+            ... keep_groups = 2
+            ... ''')
+            >>> policy.steps[0].id
+            'recent-history'
+        """
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from exc
+        return cls.model_validate(data)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> ContextPolicy:
+        """Read a policy from a ``.json`` or ``.toml`` file, chosen by the file's suffix.
+
+        Args:
+            path: The path of the policy file, read as UTF-8.
+
+        Returns:
+            The validated policy.
+
+        Raises:
+            PolicyConfigurationError: When the suffix is neither ``.json`` nor ``.toml`` (code
+                ``unsupported_policy_file``), or the TOML is not valid (code ``invalid_toml``).
+            pydantic.ValidationError: When the file does not hold a valid policy.
+            OSError: When the file cannot be read.
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> folder = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (folder / "policy.json").write_text('{"mode": "validate"}')
+            >>> ContextPolicy.from_file(folder / "policy.json").mode
+            'validate'
+        """
+        file = Path(path)
+        suffix = file.suffix.lower()
+        if suffix == ".json":
+            return cls.from_json(file.read_bytes())
+        if suffix == ".toml":
+            return cls.from_toml(file.read_text(encoding="utf-8"))
+        raise PolicyConfigurationError(
+            "unsupported_policy_file", path=str(file), suffix=file.suffix
+        )
+
+
+def check_policy_rules(policy: ContextPolicy) -> None:
+    """Check the rules of a policy that involve more than one field.
+
+    The rules, in order: every step id is unique; each trigger (characters and tokens) is strictly
+    greater than its target when both are set; the ids of a fixed selection are steps of the
+    policy and appear once; every text trim has a target, and its ``target_chars`` holds its
+    marker.
+
+    Args:
+        policy: The policy to check.
+
+    Raises:
+        PolicyConfigurationError: On the first broken rule, with its code.
+    """
+    seen: set[str] = set()
+    for step in policy.steps:
+        if step.id in seen:
+            raise PolicyConfigurationError("duplicate_step_id", step_id=step.id)
+        seen.add(step.id)
+    pairs = (
+        ("trigger_chars", policy.trigger_chars, "target_input_chars", policy.target_input_chars),
+        (
+            "trigger_tokens",
+            policy.trigger_tokens,
+            "target_input_tokens",
+            policy.target_input_tokens,
+        ),
+    )
+    for trigger_name, trigger, target_name, target in pairs:
+        if trigger is not None and target is not None and trigger <= target:
+            raise PolicyConfigurationError(
+                "trigger_not_above_target",
+                trigger_name=trigger_name,
+                trigger=trigger,
+                target_name=target_name,
+                target=target,
+            )
+    selection = policy.selection
+    if isinstance(selection, FixedSelection):
+        listed: set[str] = set()
+        for step_id in selection.steps:
+            if step_id not in seen:
+                raise PolicyConfigurationError(
+                    "unknown_fixed_step",
+                    step_id=step_id,
+                    step_ids=[step.id for step in policy.steps],
+                )
+            if step_id in listed:
+                raise PolicyConfigurationError("duplicate_fixed_step", step_id=step_id)
+            listed.add(step_id)
+    for step in policy.steps:
+        if isinstance(step, TrimStep) and step.field == "text":
+            if step.target_chars is None and step.target_tokens is None:
+                raise PolicyConfigurationError("text_trim_without_target", step_id=step.id)
+            if step.target_chars is not None and step.target_chars < len(step.marker):
+                raise PolicyConfigurationError(
+                    "text_target_below_marker",
+                    step_id=step.id,
+                    target_chars=step.target_chars,
+                    marker_chars=len(step.marker),
+                )
+
+
+def token_limits(policy: ContextPolicy) -> list[str]:
+    """Name the limits of a policy that count tokens, in order: policy fields, then step fields.
+
+    Args:
+        policy: The policy to inspect.
+
+    Returns:
+        Names such as ``trigger_tokens`` or ``recent-history.target_tokens``.
+    """
+    names = [
+        name
+        for name in ("trigger_tokens", "target_input_tokens")
+        if getattr(policy, name) is not None
+    ]
+    names.extend(
+        f"{step.id}.target_tokens"
+        for step in policy.steps
+        if isinstance(step, TrimStep) and step.target_tokens is not None
+    )
+    return names
+
+
+def coerce_policy(policy: object, *, name: str = "policy") -> ContextPolicy:
+    """Return a :class:`ContextPolicy` from a policy or a mapping, raising contextwise errors.
+
+    Args:
+        policy: A policy, or a mapping in the shape of a policy file.
+        name: The name of the argument, used in errors.
+
+    Returns:
+        The policy.
+
+    Raises:
+        PolicyConfigurationError: When the mapping is not a valid policy; a broken rule keeps its
+            own code, anything else is ``invalid_policy`` with pydantic's messages as detail.
+        InvalidTypeError: When the value is neither a policy nor a mapping.
+    """
+    from pydantic import ValidationError
+
+    from contextwise.errors import InvalidTypeError
+
+    if isinstance(policy, ContextPolicy):
+        return policy
+    if not isinstance(policy, Mapping):
+        raise InvalidTypeError("not_a_policy", name=name, type_name=type(policy).__name__)
+    try:
+        return ContextPolicy.model_validate(dict(policy))
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        for error in errors:
+            inner: Any = (error.get("ctx") or {}).get("error")
+            if isinstance(inner, PolicyConfigurationError) and len(errors) == 1:
+                raise inner from exc
+        detail = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or '(policy)'}: {error['msg']}"
+            for error in errors
+        )
+        raise PolicyConfigurationError("invalid_policy", count=len(errors), detail=detail) from exc

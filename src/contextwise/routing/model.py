@@ -1,0 +1,374 @@
+"""The routing declaration: candidate models, the question, the threshold and the fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, NoReturn, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from contextwise.effort import Effort, clamp_effort
+from contextwise.errors import InvalidTypeError, InvalidValueError, RoutingConfigurationError
+from contextwise.routing.decision import (
+    ChoiceQuestion,
+    Decision,
+    DecisionProvider,
+    check_min_confidence,
+    check_timeout,
+)
+
+OnError: TypeAlias = Literal["fallback", "fail"]
+"""What the router does when the provider times out or is unavailable."""
+
+ON_ERROR_CHOICES: tuple[OnError, ...] = ("fallback", "fail")
+"""The accepted values of ``on_error``."""
+
+DEFAULT_MIN_CONFIDENCE = 0.85
+"""The default confidence threshold of a routing declaration."""
+
+
+class ModelSpec(BaseModel):
+    """A candidate model and its own settings.
+
+    Every candidate runs on the harness's model provider; the spec carries what the harness needs
+    to call it: the name, the effort to request, the output reserve and the context window. A bare
+    string given to :class:`ModelRouting` means ``ModelSpec(name=...)``.
+
+    Examples:
+        >>> spec = ModelSpec(name="big-thinker", effort="medium", supported_efforts=["low", "high"])
+        >>> spec.effort_sent
+        <Effort.HIGH: 'high'>
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    """The model's name, as the harness's model provider knows it."""
+
+    effort: Effort | None = None
+    """The effort level to request from the model, or ``None`` to send none."""
+
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    """The most tokens the model may generate in one call: the output reserve of its budget."""
+
+    window: int | None = Field(default=None, gt=0)
+    """The model's context window in tokens, when it differs from the harness's default."""
+
+    supported_efforts: tuple[Effort, ...] | None = Field(default=None, min_length=1)
+    """The effort levels the model accepts, or ``None`` when it accepts them all."""
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        if not name.strip():
+            raise RoutingConfigurationError("blank_model_name", field="name", value=repr(name))
+        return name
+
+    @property
+    def effort_sent(self) -> Effort | None:
+        """The effort to send: ``effort`` clamped to ``supported_efforts`` with ``clamp_effort``."""
+        if self.effort is None:
+            return None
+        return clamp_effort(self.effort, self.supported_efforts)
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingContext:
+    """What the router knows about the harness step it routes.
+
+    Raises:
+        InvalidTypeError: When ``step`` is not an integer (code ``not_a_number``).
+        InvalidValueError: When ``step`` is negative (code ``negative_size``).
+
+    Examples:
+        >>> context = RoutingContext(
+        ...     step=3, model="fast", messages=[{"role": "user", "content": "Fix the test."}]
+        ... )
+        >>> context.step, context.model
+        (3, 'fast')
+    """
+
+    step: int
+    """The number of the harness step, counted from 0 or 1 as the harness likes."""
+
+    model: str
+    """The name of the model that ran the previous step, the active model."""
+
+    system: str = ""
+    """The instructions (system prompt) of the conversation model."""
+
+    messages: Sequence[Mapping[str, Any]] = ()
+    """The conversation messages after compaction, in OpenAI or Anthropic shape."""
+
+    tools: Sequence[Mapping[str, Any]] = ()
+    """The tool specifications offered to the conversation model."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.step, bool) or not isinstance(self.step, int):
+            raise InvalidTypeError("not_a_number", name="step", type_name=type(self.step).__name__)
+        if self.step < 0:
+            raise InvalidValueError("negative_size", name="step", value=self.step)
+
+
+StateFunction: TypeAlias = Callable[[RoutingContext], Any | Awaitable[Any]]
+"""A function building the decision state from the routing context, sync or async."""
+
+
+class ModelRouting:
+    """The declaration of model routing: who decides, which question, which models, what fallback.
+
+    A separate decision provider answers, once per harness step after compaction, a choice
+    question whose labels are the candidate models. An answer whose confidence is strictly below
+    ``min_confidence`` selects ``fallback``; so does a timeout or an outage of the provider when
+    ``on_error`` is ``"fallback"``.
+
+    The declaration is checked at construction, in this order, and the first failure raises a
+    :class:`~contextwise.errors.RoutingConfigurationError` whose ``field`` parameter names the
+    field: the provider's shape (``invalid_provider``), a non-blank router model
+    (``blank_router_model``), the decision and its question (``invalid_decision``,
+    ``unknown_question``, ``question_not_choice``), the models (``models_not_mapping``,
+    ``models_do_not_match_criteria``, ``invalid_model_spec``), the fallback
+    (``unknown_fallback``), ``min_confidence`` (``invalid_min_confidence``), ``on_error``
+    (``invalid_on_error``), ``state`` (``state_not_callable``) and ``timeout``
+    (``invalid_timeout``). The declaration is immutable.
+
+    Args:
+        provider: The decision provider that answers the routing question.
+        model: The name of the router's own decision model, independent of the candidates.
+        decision: The frozen declaration of questions that holds the routing question.
+        question: The key of the choice question whose labels are exactly the keys of ``models``.
+        models: One candidate per label: a :class:`ModelSpec`, or a model name as a shorthand.
+        fallback: The label of the candidate used on low confidence or an allowed provider error.
+        min_confidence: The confidence threshold from 0 to 1; a lower confidence selects the
+            fallback.
+        on_error: ``"fallback"`` selects the fallback on a timeout or an outage of the provider;
+            ``"fail"`` lets those errors propagate. Every other error always propagates.
+        state: A function (sync or async) that builds the decision state from the
+            :class:`RoutingContext`; by default the state holds the instructions, the step, the
+            active model, the tools and the messages without reasoning blocks.
+        timeout: The most seconds to wait for the provider's answer; ``None`` waits as long as
+            it takes. A timeout counts as an outage of the provider.
+
+    Raises:
+        RoutingConfigurationError: When a field is invalid, as listed above.
+
+    Examples:
+        >>> from contextwise import ChoiceQuestion, Decision
+        >>> class Router:
+        ...     name = "router"
+        ...
+        ...     async def request(self, request):
+        ...         raise NotImplementedError
+        >>> decision = Decision(
+        ...     questions={
+        ...         "model": ChoiceQuestion(
+        ...             instructions="Pick the model for the next step.",
+        ...             criteria={"fast": "Routine edits.", "deep": "Hard debugging."},
+        ...         )
+        ...     }
+        ... )
+        >>> routing = ModelRouting(
+        ...     provider=Router(),
+        ...     model="router-mini",
+        ...     decision=decision,
+        ...     question="model",
+        ...     models={"fast": "small-model", "deep": ModelSpec(name="big-model", effort="high")},
+        ...     fallback="deep",
+        ... )
+        >>> routing.models["fast"].name, routing.min_confidence
+        ('small-model', 0.85)
+    """
+
+    __slots__ = (
+        "_effort_sent",
+        "decision",
+        "fallback",
+        "min_confidence",
+        "model",
+        "models",
+        "on_error",
+        "provider",
+        "question",
+        "routing_question",
+        "state",
+        "timeout",
+    )
+
+    provider: DecisionProvider
+    """The decision provider that answers the routing question."""
+
+    model: str
+    """The name of the router's own decision model."""
+
+    decision: Decision
+    """The frozen declaration of questions that holds the routing question."""
+
+    question: str
+    """The key of the routing question in ``decision``."""
+
+    routing_question: ChoiceQuestion
+    """The routing question itself."""
+
+    models: Mapping[str, ModelSpec]
+    """The candidate models by label, in the order of the question's criteria (read-only)."""
+
+    fallback: str
+    """The label of the fallback model."""
+
+    min_confidence: float
+    """The confidence threshold from 0 to 1."""
+
+    on_error: OnError
+    """What a timeout or an outage of the provider does: ``fallback`` or ``fail``."""
+
+    state: StateFunction | None
+    """The function that builds the decision state, or ``None`` for the default state."""
+
+    timeout: float | None
+    """The most seconds to wait for the provider's answer, or ``None``."""
+
+    _effort_sent: Mapping[str, Effort | None]
+
+    def __init__(
+        self,
+        provider: DecisionProvider,
+        model: str,
+        decision: Decision,
+        question: str,
+        models: Mapping[str, ModelSpec | str],
+        fallback: str,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+        on_error: OnError = "fallback",
+        state: StateFunction | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        if not isinstance(getattr(provider, "name", None), str) or not callable(
+            getattr(provider, "request", None)
+        ):
+            raise RoutingConfigurationError(
+                "invalid_provider", field="provider", type_name=type(provider).__name__
+            )
+        if not isinstance(model, str) or not model.strip():
+            raise RoutingConfigurationError("blank_router_model", field="model", value=repr(model))
+        routing_question = _routing_question(decision, question)
+        specs = _model_specs(models, routing_question, question)
+        if not isinstance(fallback, str) or fallback not in specs:
+            raise RoutingConfigurationError(
+                "unknown_fallback", field="fallback", fallback=str(fallback), known=list(specs)
+            )
+        threshold = check_min_confidence(min_confidence)
+        if not isinstance(on_error, str) or on_error not in ON_ERROR_CHOICES:
+            raise RoutingConfigurationError(
+                "invalid_on_error",
+                field="on_error",
+                supported=list(ON_ERROR_CHOICES),
+                value=repr(on_error),
+            )
+        if state is not None and not callable(state):
+            raise RoutingConfigurationError(
+                "state_not_callable", field="state", type_name=type(state).__name__
+            )
+        seconds = check_timeout(timeout)
+        assign = object.__setattr__
+        assign(self, "provider", provider)
+        assign(self, "model", model)
+        assign(self, "decision", decision)
+        assign(self, "question", question)
+        assign(self, "routing_question", routing_question)
+        assign(self, "models", MappingProxyType(specs))
+        assign(self, "fallback", fallback)
+        assign(self, "min_confidence", threshold)
+        assign(self, "on_error", on_error)
+        assign(self, "state", state)
+        assign(self, "timeout", seconds)
+        assign(
+            self,
+            "_effort_sent",
+            MappingProxyType({label: spec.effort_sent for label, spec in specs.items()}),
+        )
+
+    def effort_sent(self, label: str) -> Effort | None:
+        """Return the effort to send to a candidate, clamped to the levels it supports.
+
+        Args:
+            label: The candidate's label, a key of ``models``.
+
+        Returns:
+            The candidate's effort after ``clamp_effort``, or ``None`` when it has none.
+
+        Raises:
+            KeyError: When the label is not a candidate.
+        """
+        return self._effort_sent[label]
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"ModelRouting is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"ModelRouting is immutable; cannot delete {name!r}")
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelRouting(provider={self.provider.name!r}, model={self.model!r}, "
+            f"question={self.question!r}, models={list(self.models)!r}, "
+            f"fallback={self.fallback!r}, min_confidence={self.min_confidence!r}, "
+            f"on_error={self.on_error!r}, timeout={self.timeout!r})"
+        )
+
+
+def _routing_question(decision: object, question: object) -> ChoiceQuestion:
+    if not isinstance(decision, Decision):
+        raise RoutingConfigurationError(
+            "invalid_decision", field="decision", type_name=type(decision).__name__
+        )
+    if not isinstance(question, str) or question not in decision.questions:
+        raise RoutingConfigurationError(
+            "unknown_question",
+            field="question",
+            question=str(question),
+            known=list(decision.questions),
+        )
+    found = decision.questions[question]
+    if not isinstance(found, ChoiceQuestion):
+        raise RoutingConfigurationError(
+            "question_not_choice", field="question", question=question, kind=found.kind
+        )
+    return found
+
+
+def _model_specs(
+    models: object, routing_question: ChoiceQuestion, question: str
+) -> dict[str, ModelSpec]:
+    if not isinstance(models, Mapping):
+        raise RoutingConfigurationError(
+            "models_not_mapping", field="models", type_name=type(models).__name__
+        )
+    labels = routing_question.criteria
+    missing = [label for label in labels if label not in models]
+    unexpected = [str(key) for key in models if key not in labels]
+    if missing or unexpected:
+        raise RoutingConfigurationError(
+            "models_do_not_match_criteria",
+            field="models",
+            question=question,
+            missing=missing,
+            unexpected=unexpected,
+        )
+    specs: dict[str, ModelSpec] = {}
+    for label in labels:
+        spec = models[label]
+        if isinstance(spec, str) and spec.strip():
+            spec = ModelSpec(name=spec)
+        if not isinstance(spec, ModelSpec):
+            raise RoutingConfigurationError(
+                "invalid_model_spec", field="models", label=label, value=_short_repr(spec)
+            )
+        specs[label] = spec
+    return specs
+
+
+def _short_repr(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

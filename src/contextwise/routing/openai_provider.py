@@ -1,0 +1,315 @@
+"""A decision provider for any OpenAI-compatible chat completions endpoint (the ``openai`` extra).
+
+Install it with ``pip install "contextwise[openai]"``. The ``openai`` package is imported only when
+a provider is created, so the rest of contextwise never needs it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from contextwise.errors import (
+    DecisionResponseError,
+    DecisionTimeoutError,
+    ProviderUnavailableError,
+    QuotaExceededError,
+    RoutingConfigurationError,
+)
+from contextwise.routing.decision import (
+    ChoiceQuestion,
+    DecisionRequest,
+    DecisionResponse,
+    Question,
+    coerce_response,
+)
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+DEFAULT_INSTRUCTIONS = (
+    "You are a decision model inside an agent harness. You receive questions and the state of "
+    "the conversation as JSON. Answer every question. For a choice question, pick exactly one of "
+    "its option labels, give your confidence from 0 to 1 that it is the best option, and a short "
+    "rationale. For a text question, answer in a short text. Reply with JSON only, following the "
+    "schema."
+)
+"""The system prompt sent to the decision model, unless ``instructions`` replaces it."""
+
+
+class OpenAIDecisionProvider:
+    """Answer decision requests with an OpenAI-compatible chat model and structured output.
+
+    Each request becomes one ``chat.completions.create`` call with a ``json_schema`` response
+    format: the schema lists every question, restricts each choice to its labels and asks for a
+    confidence and a rationale. The endpoint can be OpenAI or any server that speaks the same
+    protocol (vLLM, Ollama, LiteLLM, OpenRouter, Azure OpenAI...).
+
+    Errors are mapped so that the router can decide what to do:
+
+    - a timeout of the client raises :class:`~contextwise.errors.DecisionTimeoutError`;
+    - a 429 status raises :class:`~contextwise.errors.QuotaExceededError` (it always propagates);
+    - a 5xx status (529 "overloaded" included) or a connection failure raises
+      :class:`~contextwise.errors.ProviderUnavailableError` (the router may fall back);
+    - any other status (400, 401, 404...) propagates as the ``openai`` error itself;
+    - a body that is not JSON, or a reply that is not the JSON the schema asks for, raises
+      :class:`~contextwise.errors.DecisionResponseError` (it always propagates).
+
+    The original ``openai`` error is always the ``__cause__`` of the mapped one. The ``openai``
+    client retries 408, 409, 429 and 5xx answers and connection errors ``max_retries`` times (2 by
+    default) with exponential backoff before any of this happens; the router's own ``timeout``
+    bounds the whole call, retries included.
+
+    Args:
+        client: An ``openai.AsyncOpenAI`` client (or ``AsyncAzureOpenAI``), already configured.
+            When omitted, one is created from ``base_url``, ``api_key``, ``timeout`` and
+            ``max_retries`` (the client reads ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` when they
+            are not given).
+        name: The provider's name, recorded in events and logs.
+        base_url: The endpoint's base URL, such as ``http://localhost:8000/v1``; only without
+            ``client``.
+        api_key: The API key; only without ``client``.
+        timeout: The client's timeout in seconds for one HTTP request; only without ``client``.
+        max_retries: How many times the client retries a failed request; only without
+            ``client``.
+        instructions: The system prompt sent to the decision model.
+        temperature: The sampling temperature, or ``None`` to leave the model's default (some
+            reasoning models accept no other).
+        strict: Whether the endpoint must follow the JSON schema exactly (``strict`` structured
+            output). Servers that do not support it may need ``False``.
+        extra_body: Additional JSON fields sent with each request, for server-specific options.
+
+    Raises:
+        RoutingConfigurationError: When ``client`` is given together with a setting it already
+            holds (code ``client_conflict``).
+        ImportError: When the ``openai`` package is not installed and no client is given.
+
+    Examples:
+        >>> provider = OpenAIDecisionProvider(base_url="http://127.0.0.1:9/v1", api_key="test")
+        >>> provider.name
+        'openai'
+    """
+
+    def __init__(
+        self,
+        client: AsyncOpenAI | None = None,
+        *,
+        name: str = "openai",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        instructions: str = DEFAULT_INSTRUCTIONS,
+        temperature: float | None = None,
+        strict: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        if client is None:
+            from openai import AsyncOpenAI
+
+            settings: dict[str, Any] = {"base_url": base_url, "api_key": api_key}
+            if timeout is not None:
+                settings["timeout"] = timeout
+            if max_retries is not None:
+                settings["max_retries"] = max_retries
+            client = AsyncOpenAI(**settings)
+        else:
+            given = {
+                "base_url": base_url,
+                "api_key": api_key,
+                "timeout": timeout,
+                "max_retries": max_retries,
+            }
+            for field, value in given.items():
+                if value is not None:
+                    raise RoutingConfigurationError("client_conflict", field=field)
+        self.client = client
+        """The ``openai`` async client that sends the requests."""
+        self.name = name
+        """The provider's name, recorded in events and logs."""
+        self.instructions = instructions
+        """The system prompt sent to the decision model."""
+        self.temperature = temperature
+        """The sampling temperature, or ``None`` for the model's default."""
+        self.strict = strict
+        """Whether the endpoint must follow the JSON schema exactly."""
+        self.extra_body = dict(extra_body) if extra_body else None
+        """Additional JSON fields sent with each request."""
+
+    async def request(self, request: DecisionRequest) -> DecisionResponse:
+        """Ask the chat model the request's questions and return its validated answers.
+
+        Args:
+            request: The decision model, the questions and the state.
+
+        Returns:
+            The answers, the model that answered and the tokens it spent.
+
+        Raises:
+            DecisionTimeoutError: When the client times out.
+            QuotaExceededError: When the endpoint answers 429.
+            ProviderUnavailableError: When the endpoint answers 5xx or cannot be reached.
+            DecisionResponseError: When the body is not JSON, or the reply is not the JSON the
+                schema asks for.
+            openai.APIStatusError: For any other error status, unchanged.
+        """
+        import openai
+
+        options: dict[str, Any] = {}
+        if self.temperature is not None:
+            options["temperature"] = self.temperature
+        if self.extra_body:
+            options["extra_body"] = self.extra_body
+        try:
+            completion = await self.client.chat.completions.create(
+                model=request.model,
+                messages=[
+                    {"role": "system", "content": self.instructions},
+                    {"role": "user", "content": request_text(request)},
+                ],
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": "decision",
+                        "schema": response_schema(request.questions),
+                        "strict": self.strict,
+                    },
+                },
+                **options,
+            )
+        except openai.APITimeoutError as exc:
+            raise DecisionTimeoutError(str(exc)) from exc
+        except openai.RateLimitError as exc:
+            raise QuotaExceededError(f"{exc.status_code}: {exc.message}") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code >= 500:
+                raise ProviderUnavailableError(f"{exc.status_code}: {exc.message}") from exc
+            raise
+        except openai.APIConnectionError as exc:
+            raise ProviderUnavailableError(str(exc)) from exc
+        except json.JSONDecodeError as exc:
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail=f"the body is not JSON: {exc}"
+            ) from exc
+        return self._parse(completion, request)
+
+    def _parse(self, completion: Any, request: DecisionRequest) -> DecisionResponse:
+        choices = getattr(completion, "choices", None) or []
+        message = choices[0].message if choices else None
+        if message is None:
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail="the reply has no choices"
+            )
+        if getattr(message, "refusal", None):
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail=f"refusal: {message.refusal}"
+            )
+        content = message.content or ""
+        try:
+            data = json.loads(content)
+        except ValueError as exc:
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail=f"not JSON: {content[:200]}"
+            ) from exc
+        answers = data.get("answers") if isinstance(data, dict) else None
+        if isinstance(answers, dict):
+            for answer in answers.values():
+                if isinstance(answer, dict) and answer.get("rationale") == "":
+                    answer["rationale"] = None
+        raw: dict[str, Any] = {"model": completion.model or request.model, "answers": answers}
+        usage = getattr(completion, "usage", None)
+        if usage is not None:
+            raw["usage"] = {
+                "input_tokens": usage.prompt_tokens or 0,
+                "output_tokens": usage.completion_tokens or 0,
+            }
+        return coerce_response(raw, self)
+
+
+def request_text(request: DecisionRequest) -> str:
+    """Write the user message: the questions with their options, then the state, as JSON.
+
+    Args:
+        request: The decision request.
+
+    Returns:
+        The JSON text sent as the user message.
+
+    Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest
+        >>> question = ChoiceQuestion(instructions="Pick.", criteria={"a": "First.", "b": "Second."})
+        >>> print(request_text(DecisionRequest(model="m", questions={"q": question}, state={})))
+        {"questions": {"q": {"kind": "choice", "instructions": "Pick.", "options": {"a": "First.", "b": "Second."}}}, "state": {}}
+    """  # noqa: E501 - a doctest output is one line
+    questions: dict[str, Any] = {}
+    for key, question in request.questions.items():
+        if isinstance(question, ChoiceQuestion):
+            questions[key] = {
+                "kind": "choice",
+                "instructions": question.instructions,
+                "options": question.criteria,
+            }
+        else:
+            questions[key] = {"kind": "text", "instructions": question.instructions}
+    return json.dumps(
+        {"questions": questions, "state": request.state}, ensure_ascii=False, allow_nan=False
+    )
+
+
+def response_schema(questions: Mapping[str, Question]) -> dict[str, Any]:
+    """Build the JSON schema of the reply: one answer object per question, all required.
+
+    The schema follows the rules of strict structured output: every property is required and no
+    other property is allowed. A choice answer's ``choice`` is restricted to the labels.
+
+    Args:
+        questions: The questions of the request, by key.
+
+    Returns:
+        The JSON schema of ``{"answers": {key: answer}}``.
+
+    Examples:
+        >>> from contextwise import ChoiceQuestion
+        >>> schema = response_schema(
+        ...     {"q": ChoiceQuestion(instructions="Pick.", criteria={"a": "A", "b": "B"})}
+        ... )
+        >>> schema["properties"]["answers"]["properties"]["q"]["properties"]["choice"]["enum"]
+        ['a', 'b']
+    """
+    properties: dict[str, Any] = {}
+    for key, question in questions.items():
+        if isinstance(question, ChoiceQuestion):
+            properties[key] = {
+                "type": "object",
+                "properties": {
+                    "choice": {"type": "string", "enum": list(question.criteria)},
+                    "confidence": {
+                        "type": "number",
+                        "description": "From 0 to 1: how sure you are that the choice is best.",
+                    },
+                    "rationale": {"type": "string"},
+                },
+                "required": ["choice", "confidence", "rationale"],
+                "additionalProperties": False,
+            }
+        else:
+            properties[key] = {
+                "type": "object",
+                "properties": {"text": {"type": "string"}, "rationale": {"type": "string"}},
+                "required": ["text", "rationale"],
+                "additionalProperties": False,
+            }
+    return {
+        "type": "object",
+        "properties": {
+            "answers": {
+                "type": "object",
+                "properties": properties,
+                "required": list(properties),
+                "additionalProperties": False,
+            }
+        },
+        "required": ["answers"],
+        "additionalProperties": False,
+    }

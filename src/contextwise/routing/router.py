@@ -1,0 +1,556 @@
+"""The model router: one routing decision per harness step, observable, with a safe fallback."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict
+
+from contextwise.effort import Effort
+from contextwise.errors import ContextwiseError, RoutingConfigurationError
+from contextwise.routing.decision import (
+    ChoiceOutcome,
+    DecisionUsage,
+    decide_choice,
+    is_provider_unavailable,
+)
+from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
+
+LOGGER_NAME = "contextwise.routing"
+"""The name of the logger that records every routing decision."""
+
+logger = logging.getLogger(LOGGER_NAME)
+# The usual library practice: records go nowhere until the application configures logging, instead
+# of reaching the "last resort" handler that prints warnings to stderr.
+logger.addHandler(logging.NullHandler())
+
+RouteReason: TypeAlias = Literal["selected", "confidence", "unavailable"]
+"""Why a model was chosen: the provider's confident choice, a low confidence, or an outage."""
+
+REASONING_BLOCK_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
+"""The content block and item types that the default state leaves out."""
+
+REASONING_MESSAGE_KEYS = frozenset(
+    {"reasoning", "reasoning_content", "reasoning_details", "thinking", "thinking_blocks"}
+)
+"""The message keys holding reasoning text that the default state leaves out."""
+
+
+class RouteOutcome(BaseModel):
+    """The result of one routing decision: the chosen candidate, why, and what it cost.
+
+    Examples:
+        >>> outcome = RouteOutcome(
+        ...     step=2,
+        ...     choice="deep",
+        ...     model=ModelSpec(name="big-model"),
+        ...     reason="unavailable",
+        ...     confidence=None,
+        ...     usage=None,
+        ...     effort_sent=None,
+        ... )
+        >>> outcome.model.name
+        'big-model'
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    step: int
+    """The harness step that was routed."""
+
+    choice: str
+    """The label of the chosen candidate: the provider's choice or the fallback."""
+
+    model: ModelSpec
+    """The chosen candidate model."""
+
+    reason: RouteReason
+    """``selected`` (confident answer), ``confidence`` (below the threshold, fallback) or
+    ``unavailable`` (timeout or outage of the provider, fallback)."""
+
+    confidence: float | None
+    """The provider's confidence, or ``None`` when it did not answer."""
+
+    usage: DecisionUsage | None
+    """The tokens the decision model spent, when the provider reports them."""
+
+    effort_sent: Effort | None
+    """The chosen model's effort after ``clamp_effort`` against its supported levels."""
+
+    proposed: str | None = None
+    """The label the provider chose, kept even when a low confidence replaced it by the
+    fallback; ``None`` when the provider did not answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionStartedEvent:
+    """Sent when the router starts a decision, before the state is built."""
+
+    step: int
+    """The harness step being routed."""
+
+    provider: str
+    """The name of the decision provider."""
+
+    router_model: str
+    """The name of the router's decision model."""
+
+    question: str
+    """The key of the routing question."""
+
+    kind: Literal["started"] = field(default="started", init=False)
+    """The event kind, always ``started``."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionFinishedEvent:
+    """Sent when the provider answered with a valid choice."""
+
+    step: int
+    """The harness step being routed."""
+
+    provider: str
+    """The name of the decision provider."""
+
+    router_model: str
+    """The name of the router's decision model."""
+
+    question: str
+    """The key of the routing question."""
+
+    choice: str
+    """The label the provider chose."""
+
+    confidence: float
+    """The provider's confidence in its choice."""
+
+    duration_ms: float
+    """The time the provider took to answer, in milliseconds."""
+
+    usage: DecisionUsage | None
+    """The tokens the decision model spent, when the provider reports them."""
+
+    kind: Literal["finished"] = field(default="finished", init=False)
+    """The event kind, always ``finished``."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionFailedEvent:
+    """Sent when the decision failed: a provider error, a bad answer, a bad state, a cancel."""
+
+    step: int
+    """The harness step being routed."""
+
+    provider: str
+    """The name of the decision provider."""
+
+    router_model: str
+    """The name of the router's decision model."""
+
+    question: str
+    """The key of the routing question."""
+
+    error: BaseException
+    """The error that ended the decision."""
+
+    fallback: bool
+    """Whether the router replaces the decision by the fallback (``True``) or lets the error
+    propagate (``False``)."""
+
+    duration_ms: float
+    """The time from the start of the decision to the failure, in milliseconds."""
+
+    kind: Literal["failed"] = field(default="failed", init=False)
+    """The event kind, always ``failed``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RouteEvent:
+    """Sent last, when the router has chosen a model for the step."""
+
+    step: int
+    """The harness step that was routed."""
+
+    choice: str
+    """The label of the chosen candidate."""
+
+    model: str
+    """The name of the chosen model."""
+
+    reason: RouteReason
+    """Why this model was chosen: ``selected``, ``confidence`` or ``unavailable``."""
+
+    confidence: float | None
+    """The provider's confidence, or ``None`` when it did not answer."""
+
+    effort_sent: Effort | None
+    """The effort that will be sent to the chosen model."""
+
+    usage: DecisionUsage | None
+    """The tokens the decision model spent, when the provider reports them."""
+
+    duration_ms: float
+    """The whole routing time, state building included, in milliseconds."""
+
+    kind: Literal["route"] = field(default="route", init=False)
+    """The event kind, always ``route``."""
+
+
+RoutingEvent: TypeAlias = (
+    DecisionStartedEvent | DecisionFinishedEvent | DecisionFailedEvent | RouteEvent
+)
+"""Any event the router sends to ``on_event``; match on its ``kind``."""
+
+EventHandler: TypeAlias = Callable[[RoutingEvent], object]
+"""A plain function that receives the router's events."""
+
+
+def default_state(context: RoutingContext) -> dict[str, Any]:
+    """Build the default decision state: instructions, step, active model, tools and messages.
+
+    Reasoning is left out, since it is opaque to another model and often large: Anthropic
+    ``thinking`` and ``redacted_thinking`` content blocks, ``reasoning`` parts and items, and the
+    ``reasoning``, ``reasoning_content``, ``reasoning_details``, ``thinking`` and
+    ``thinking_blocks`` keys of a message. The messages given are never mutated; a message that
+    holds no reasoning is shared as it is.
+
+    Args:
+        context: The routing context of the step.
+
+    Returns:
+        The mapping ``{"system", "step", "model", "tools", "messages"}``.
+
+    Examples:
+        >>> context = RoutingContext(
+        ...     step=1,
+        ...     model="fast",
+        ...     messages=[
+        ...         {
+        ...             "role": "assistant",
+        ...             "content": [
+        ...                 {"type": "thinking", "thinking": "Let me think..."},
+        ...                 {"type": "text", "text": "Done."},
+        ...             ],
+        ...         }
+        ...     ],
+        ... )
+        >>> default_state(context)["messages"]
+        [{'role': 'assistant', 'content': [{'type': 'text', 'text': 'Done.'}]}]
+    """
+    messages: list[Any] = []
+    for message in context.messages:
+        cleaned = _without_reasoning(message)
+        if cleaned is not None:
+            messages.append(cleaned)
+    return {
+        "system": context.system,
+        "step": context.step,
+        "model": context.model,
+        "tools": [
+            dict(tool) if isinstance(tool, Mapping) and not isinstance(tool, dict) else tool
+            for tool in context.tools
+        ],
+        "messages": messages,
+    }
+
+
+def _without_reasoning(message: Mapping[str, Any]) -> Any:
+    if not isinstance(message, Mapping):
+        return message  # not a message: the JSON check reports it with its path
+    if message.get("type") in REASONING_BLOCK_TYPES:
+        return None
+    content = message.get("content")
+    strip_content = isinstance(content, list) and any(
+        isinstance(part, Mapping) and part.get("type") in REASONING_BLOCK_TYPES for part in content
+    )
+    strip_keys = not REASONING_MESSAGE_KEYS.isdisjoint(message)
+    if not strip_content and not strip_keys:
+        return message if isinstance(message, dict) else dict(message)
+    cleaned = {key: value for key, value in message.items() if key not in REASONING_MESSAGE_KEYS}
+    if strip_content and isinstance(content, list):
+        cleaned["content"] = [
+            part
+            for part in content
+            if not (isinstance(part, Mapping) and part.get("type") in REASONING_BLOCK_TYPES)
+        ]
+    return cleaned
+
+
+class ModelRouter:
+    """Route each harness step to a candidate model, asking a separate decision model.
+
+    For each step the router builds the decision state (the default state, or the ``state``
+    function of the declaration), checks that it is lossless JSON, asks the routing question
+    through :func:`~contextwise.routing.decide_choice` and returns a :class:`RouteOutcome`:
+
+    - a confidence at or above ``min_confidence`` selects the provider's choice (reason
+      ``selected``); a confidence strictly below it selects the fallback (reason ``confidence``);
+    - a :class:`~contextwise.errors.DecisionTimeoutError` (the router's own ``timeout``
+      included) or a :class:`~contextwise.errors.ProviderUnavailableError`, found on the error or
+      up to 8 levels down its ``__cause__`` chain and with no quota error there, selects the
+      fallback (reason ``unavailable``) when ``on_error`` is ``"fallback"``;
+    - everything else propagates: a quota error, a malformed or missing answer, a bad state, any
+      other exception, every error with ``on_error="fail"``, and cancellation, which also cancels
+      the provider's request.
+
+    Every decision is observable: one ``logging`` record on the ``contextwise.routing`` logger
+    (``INFO`` when a model is chosen, ``WARNING`` when the fallback replaces a failed decision or
+    an error propagates) with the details in its ``extra`` attributes (``step``, ``choice``,
+    ``model``, ``reason``, ``confidence``, ``provider``, ``router_model``, ``question``,
+    ``duration_ms``, ``decision_ms``, ``input_tokens``, ``output_tokens``, ``error_type``,
+    ``error_code``), and the events ``started``, then ``finished`` or ``failed``, then ``route``
+    when a model is chosen, sent to ``on_event``. ``on_event`` is a plain function called
+    synchronously; an exception it raises propagates like any bug of the caller.
+
+    Args:
+        routing: The routing declaration.
+        on_event: A function that receives every :data:`RoutingEvent`, or ``None``.
+
+    Raises:
+        RoutingConfigurationError: When ``routing`` is not a :class:`ModelRouting` (code
+            ``invalid_routing``) or ``on_event`` is not callable (code ``on_event_not_callable``).
+
+    Examples:
+        >>> from contextwise import ChoiceQuestion, Decision, DecisionRequest, ModelRouting
+        >>> class Router:
+        ...     name = "scripted"
+        ...
+        ...     async def request(self, request: DecisionRequest) -> dict[str, object]:
+        ...         answer = {"choice": "deep", "confidence": 0.92}
+        ...         return {"model": request.model, "answers": {"model": answer}}
+        >>> routing = ModelRouting(
+        ...     provider=Router(),
+        ...     model="router-mini",
+        ...     decision=Decision(
+        ...         questions={
+        ...             "model": ChoiceQuestion(
+        ...                 instructions="Pick the model for the next step.",
+        ...                 criteria={"fast": "Routine edits.", "deep": "Hard debugging."},
+        ...             )
+        ...         }
+        ...     ),
+        ...     question="model",
+        ...     models={"fast": "small-model", "deep": "big-model"},
+        ...     fallback="fast",
+        ... )
+        >>> outcome = ModelRouter(routing).route_sync(RoutingContext(step=1, model="small-model"))
+        >>> outcome.choice, outcome.model.name, outcome.reason
+        ('deep', 'big-model', 'selected')
+    """
+
+    __slots__ = ("on_event", "routing")
+
+    routing: ModelRouting
+    """The routing declaration."""
+
+    on_event: EventHandler | None
+    """The function that receives every event, or ``None``."""
+
+    def __init__(self, routing: ModelRouting, on_event: EventHandler | None = None) -> None:
+        if not isinstance(routing, ModelRouting):
+            raise RoutingConfigurationError(
+                "invalid_routing", field="routing", type_name=type(routing).__name__
+            )
+        if on_event is not None and not callable(on_event):
+            raise RoutingConfigurationError(
+                "on_event_not_callable", field="on_event", type_name=type(on_event).__name__
+            )
+        self.routing = routing
+        self.on_event = on_event
+
+    async def route(self, context: RoutingContext) -> RouteOutcome:
+        """Choose the model for one harness step.
+
+        Args:
+            context: The step number, the active model, the instructions, the messages after
+                compaction and the tool specifications.
+
+        Returns:
+            The chosen candidate, the reason, the confidence, the usage and the effort to send.
+
+        Raises:
+            RoutingConfigurationError: When the state is not lossless JSON (nothing is sent).
+            DecisionResponseError: When the provider's answer is malformed or missing.
+            QuotaExceededError: When the provider's quota is exhausted, whatever ``on_error``.
+            DecisionTimeoutError: When the provider times out and ``on_error`` is ``"fail"``.
+            ProviderUnavailableError: When the provider is unavailable and ``on_error`` is
+                ``"fail"``.
+        """
+        routing = self.routing
+        emit = self.on_event
+        provider_name = routing.provider.name
+        step = context.step
+        start = perf_counter()
+        if emit is not None:
+            emit(DecisionStartedEvent(step, provider_name, routing.model, routing.question))
+        try:
+            outcome = await self._decide(context)
+        except BaseException as error:
+            elapsed_ms = (perf_counter() - start) * 1000.0
+            fallback = (
+                isinstance(error, Exception)
+                and routing.on_error == "fallback"
+                and is_provider_unavailable(error)
+            )
+            if emit is not None:
+                emit(
+                    DecisionFailedEvent(
+                        step,
+                        provider_name,
+                        routing.model,
+                        routing.question,
+                        error,
+                        fallback,
+                        elapsed_ms,
+                    )
+                )
+            if not fallback:
+                self._log_failure(step, error, elapsed_ms)
+                raise
+            return self._finish(step, routing.fallback, "unavailable", None, start, error=error)
+        if emit is not None:
+            emit(
+                DecisionFinishedEvent(
+                    step,
+                    provider_name,
+                    routing.model,
+                    routing.question,
+                    outcome.choice,
+                    outcome.confidence,
+                    outcome.duration_ms,
+                    outcome.usage,
+                )
+            )
+        choice = outcome.choice if outcome.reason == "selected" else routing.fallback
+        return self._finish(step, choice, outcome.reason, outcome, start)
+
+    def route_sync(self, context: RoutingContext) -> RouteOutcome:
+        """Choose the model for one harness step from synchronous code.
+
+        It runs :meth:`route` with ``asyncio.run``, so it cannot be called from inside a running
+        event loop; async code awaits :meth:`route` instead.
+
+        Args:
+            context: The step number, the active model, the instructions, the messages after
+                compaction and the tool specifications.
+
+        Returns:
+            The chosen candidate, the reason, the confidence, the usage and the effort to send.
+
+        Raises:
+            RoutingConfigurationError: When the state is not lossless JSON (nothing is sent).
+            DecisionResponseError: When the provider's answer is malformed or missing.
+            QuotaExceededError: When the provider's quota is exhausted, whatever ``on_error``.
+            DecisionTimeoutError: When the provider times out and ``on_error`` is ``"fail"``.
+            ProviderUnavailableError: When the provider is unavailable and ``on_error`` is
+                ``"fail"``.
+        """
+        return asyncio.run(self.route(context))
+
+    async def _decide(self, context: RoutingContext) -> ChoiceOutcome:
+        routing = self.routing
+        if routing.state is None:
+            state: Any = default_state(context)
+        else:
+            state = routing.state(context)
+            if inspect.isawaitable(state):
+                state = await state
+        return await decide_choice(
+            routing.provider,
+            model=routing.model,
+            question=routing.routing_question,
+            state=state,
+            min_confidence=routing.min_confidence,
+            key=routing.question,
+            timeout=routing.timeout,
+        )
+
+    def _finish(
+        self,
+        step: int,
+        choice: str,
+        reason: RouteReason,
+        outcome: ChoiceOutcome | None,
+        start: float,
+        *,
+        error: BaseException | None = None,
+    ) -> RouteOutcome:
+        routing = self.routing
+        spec = routing.models[choice]
+        effort_sent = routing.effort_sent(choice)
+        confidence = None if outcome is None else outcome.confidence
+        usage = None if outcome is None else outcome.usage
+        result = RouteOutcome.model_construct(
+            step=step,
+            choice=choice,
+            model=spec,
+            reason=reason,
+            confidence=confidence,
+            usage=usage,
+            effort_sent=effort_sent,
+            proposed=None if outcome is None else outcome.choice,
+        )
+        duration_ms = (perf_counter() - start) * 1000.0
+        if self.on_event is not None:
+            self.on_event(
+                RouteEvent(
+                    step, choice, spec.name, reason, confidence, effort_sent, usage, duration_ms
+                )
+            )
+        level = logging.WARNING if error is not None else logging.INFO
+        if logger.isEnabledFor(level):
+            extra = self._log_extra(step, duration_ms, error)
+            extra.update(
+                choice=choice,
+                model=spec.name,
+                reason=reason,
+                confidence=confidence,
+                decision_ms=None if outcome is None else outcome.duration_ms,
+                input_tokens=None if usage is None else usage.input_tokens,
+                output_tokens=None if usage is None else usage.output_tokens,
+            )
+            logger.log(
+                level,
+                "step %s routed to %s (%s, reason %s, confidence %s)",
+                step,
+                choice,
+                spec.name,
+                reason,
+                confidence,
+                extra=extra,
+            )
+        return result
+
+    def _log_failure(self, step: int, error: BaseException, duration_ms: float) -> None:
+        cancelled = isinstance(error, asyncio.CancelledError)
+        level = logging.INFO if cancelled else logging.WARNING
+        if logger.isEnabledFor(level):
+            logger.log(
+                level,
+                "step %s routing %s: %s: %s",
+                step,
+                "cancelled" if cancelled else "failed",
+                type(error).__name__,
+                error,
+                extra=self._log_extra(step, duration_ms, error),
+            )
+
+    def _log_extra(
+        self, step: int, duration_ms: float, error: BaseException | None
+    ) -> dict[str, Any]:
+        routing = self.routing
+        return {
+            "step": step,
+            "provider": routing.provider.name,
+            "router_model": routing.model,
+            "question": routing.question,
+            "duration_ms": duration_ms,
+            "error_type": None if error is None else type(error).__name__,
+            "error_code": error.code if isinstance(error, ContextwiseError) else None,
+        }

@@ -1,0 +1,376 @@
+"""One harness step: compaction, then routing, then the budget check, in one call.
+
+Before each model call an agent harness compacts its context, picks the model that runs the step
+and checks that the context fits that model. :func:`prepare_step` does the three in that order and
+returns everything the harness needs to make the call and to log it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
+from contextwise.effort import Effort
+from contextwise.errors import RoutingConfigurationError
+from contextwise.messages import ChatMessage, message_text
+from contextwise.policy import (
+    AppMutation,
+    Compressor,
+    ContextPolicy,
+    ContextProcessingReport,
+    ContextResult,
+    Fragment,
+    RemovedItem,
+    aprocess_context,
+)
+from contextwise.routing.decision import DecisionProvider
+from contextwise.routing.model import ModelSpec, RoutingContext
+from contextwise.routing.router import ModelRouter, RouteOutcome
+from contextwise.tokens import EstimateCounter, TokenCounter, as_token_counter
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedStep:
+    """Everything one harness step needs: the context to send, the model, and how both were chosen.
+
+    :func:`prepare_step` returns it. ``messages``, ``model`` and ``effort`` are what the harness
+    sends to its model provider; the report, the removed items, the route and the plan are for
+    archives and logs.
+    """
+
+    fragments: tuple[Fragment, ...]
+    """The fragments after compaction, in input order: the context to send."""
+
+    report: ContextProcessingReport
+    """The policy's report of the compaction that produced ``fragments``."""
+
+    removed: dict[str, list[RemovedItem]]
+    """For each fragment id, the messages or text spans the compaction took out, to archive."""
+
+    route: RouteOutcome
+    """The routing decision: the chosen model, why, and the effort to send."""
+
+    budget: ContextBudget
+    """The chosen model's context budget."""
+
+    plan: BudgetPlan
+    """The budget check of ``fragments`` against ``budget``: one required segment per fragment."""
+
+    recompacted: bool
+    """Whether the policy ran a second time, for the chosen model's smaller context budget."""
+
+    @property
+    def model(self) -> ModelSpec:
+        """The chosen model, as ``route.model``."""
+        return self.route.model
+
+    @property
+    def effort(self) -> Effort | None:
+        """The effort to send to the chosen model, as ``route.effort_sent``."""
+        return self.route.effort_sent
+
+    @property
+    def messages(self) -> list[ChatMessage]:
+        """The messages of every fragment that holds messages, in input order."""
+        return _messages(self.fragments)
+
+    def fragment(self, fragment_id: str) -> Fragment:
+        """Return the fragment with an id.
+
+        Args:
+            fragment_id: The id of the fragment.
+
+        Returns:
+            The fragment after compaction.
+
+        Raises:
+            InvalidValueError: When no fragment has that id (code ``fragment_not_found``).
+        """
+        return ContextResult(self.fragments, self.report, self.removed).fragment(fragment_id)
+
+
+def model_budget(
+    spec: ModelSpec,
+    *,
+    window: int | None = None,
+    output: int = 0,
+    reasoning: int = 0,
+    safety: int | None = None,
+) -> ContextBudget:
+    """Build a model's context budget from its spec, with defaults for what the spec leaves out.
+
+    The spec's ``window`` wins over ``window``, and its ``max_output_tokens`` over ``output``.
+
+    Args:
+        spec: The model.
+        window: The context window of models whose spec declares none.
+        output: The output reserve of models whose spec declares no ``max_output_tokens``.
+        reasoning: The reasoning reserve.
+        safety: The safety margin; 2 % of the window when omitted.
+
+    Returns:
+        The model's context budget.
+
+    Raises:
+        RoutingConfigurationError: When neither the spec nor ``window`` gives a window (code
+            ``missing_window``).
+        ContextOverflowError: When the reserves exceed the window.
+
+    Examples:
+        >>> from contextwise import ModelSpec
+        >>> spec = ModelSpec(name="big", window=200_000, max_output_tokens=16_000)
+        >>> model_budget(spec, reasoning=8_000).context_budget()
+        172000
+    """
+    size = spec.window if spec.window is not None else window
+    if size is None:
+        raise RoutingConfigurationError("missing_window", field="window", model=spec.name)
+    reserve = spec.max_output_tokens if spec.max_output_tokens is not None else output
+    return ContextBudget(size, reserve, reasoning, safety)
+
+
+async def prepare_step(
+    policy: ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    *,
+    router: ModelRouter,
+    step: int,
+    active: str | None = None,
+    system: str = "",
+    tools: Sequence[Mapping[str, Any]] = (),
+    counter: object | None = None,
+    window: int | None = None,
+    output: int = 0,
+    reasoning: int = 0,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    selector: DecisionProvider | None = None,
+) -> PreparedStep:
+    """Prepare one harness step: compact the context, route the step, check the budget.
+
+    In this order:
+
+    1. the policy processes the fragments with the context budget of the previously active model
+       (``active``);
+    2. the router picks the model for the step from the compacted messages (all the messages of
+       the fragments that hold messages, in input order), ``system`` and ``tools``;
+    3. the compacted fragments are checked against the chosen model's context budget, one
+       required segment per fragment. When they do not fit and the chosen model's budget is
+       smaller than the active one's, the policy runs again on the original fragments with the
+       smaller budget (``recompacted`` is then true); if they still do not fit,
+       :class:`~contextwise.errors.ContextOverflowError` names the fragments and the shortfall.
+
+    Token counts use ``counter`` the same way as the policy: a text through the counter, a list
+    of messages as the sum of its messages' texts. The budget check covers the fragments only, so
+    anything else that takes tokens in the prompt (instructions, tool specifications) belongs in a
+    text fragment, or in the output, reasoning or safety reserves.
+
+    The example of :func:`prepare_step_sync` shows one step; the guide page "One harness step"
+    runs a full harness loop.
+
+    Args:
+        policy: The context policy, or a mapping in the shape of a policy file.
+        fragments: The fragments of the context before compaction.
+        router: The model router; its ``on_event`` receives the routing events.
+        step: The number of the harness step.
+        active: The label of the model that ran the previous step; the routing's fallback when
+            omitted, for the first step.
+        system: The conversation model's instructions, shown to the decision model.
+        tools: The tool specifications offered to the conversation model, shown to the decision
+            model.
+        counter: The token counter (or a tokenizer or counting function); the estimate counter
+            when omitted.
+        window: The context window of models whose spec declares none.
+        output: The output reserve of models whose spec declares no ``max_output_tokens``.
+        reasoning: The reasoning reserve of every model.
+        compressors: The compressors by name, as the policy's compress steps name them.
+        apps: The app mutations by name, as the policy's app steps name them.
+        selector: The decision provider of a policy with a ``model`` selection.
+
+    Returns:
+        The compacted fragments, the policy's report, what was removed, the route outcome, the
+        chosen model's budget and the budget plan.
+
+    Raises:
+        RoutingConfigurationError: When ``active`` is not a candidate (code
+            ``unknown_active_model``), a model has no window (code ``missing_window``), or the
+            routing state is not lossless JSON.
+        ContextOverflowError: When the compacted context does not fit the chosen model.
+        PolicyConfigurationError: When the policy does not match the fragments or what is
+            supplied.
+        DecisionResponseError: When the decision provider's answer is malformed.
+        QuotaExceededError: When the decision provider's quota is exhausted.
+    """
+    routing = router.routing
+    label = routing.fallback if active is None else active
+    if label not in routing.models:
+        raise RoutingConfigurationError(
+            "unknown_active_model", field="active", model=str(label), known=list(routing.models)
+        )
+    tokens = EstimateCounter() if counter is None else as_token_counter(counter)
+    active_spec = routing.models[label]
+    active_budget = model_budget(active_spec, window=window, output=output, reasoning=reasoning)
+    options: dict[str, Any] = {
+        "counter": tokens,
+        "compressors": compressors,
+        "apps": apps,
+        "selector": selector,
+    }
+    result = await aprocess_context(policy, fragments, budget=active_budget, **options)
+    context = RoutingContext(
+        step=step,
+        model=active_spec.name,
+        system=system,
+        messages=_messages(result.fragments),
+        tools=tools,
+    )
+    route = await router.route(context)
+    budget = model_budget(route.model, window=window, output=output, reasoning=reasoning)
+    segments = _segments(result.fragments, tokens)
+    recompacted = False
+    if (
+        sum(segment.tokens for segment in segments) > budget.context_budget()
+        and budget.context_budget() < active_budget.context_budget()
+    ):
+        result = await aprocess_context(policy, fragments, budget=budget, **options)
+        segments = _segments(result.fragments, tokens)
+        recompacted = True
+    plan = budget.plan(segments)
+    return PreparedStep(
+        fragments=result.fragments,
+        report=result.report,
+        removed=result.removed,
+        route=route,
+        budget=budget,
+        plan=plan,
+        recompacted=recompacted,
+    )
+
+
+def prepare_step_sync(
+    policy: ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    *,
+    router: ModelRouter,
+    step: int,
+    active: str | None = None,
+    system: str = "",
+    tools: Sequence[Mapping[str, Any]] = (),
+    counter: object | None = None,
+    window: int | None = None,
+    output: int = 0,
+    reasoning: int = 0,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    selector: DecisionProvider | None = None,
+) -> PreparedStep:
+    """Run :func:`prepare_step` to completion from synchronous code.
+
+    It starts an event loop with ``asyncio.run``, so it cannot be called from inside a running
+    loop; async code awaits :func:`prepare_step` instead.
+
+    Args:
+        policy: The context policy, or a mapping in the shape of a policy file.
+        fragments: The fragments of the context before compaction.
+        router: The model router.
+        step: The number of the harness step.
+        active: The label of the model that ran the previous step; the fallback when omitted.
+        system: The conversation model's instructions, shown to the decision model.
+        tools: The tool specifications, shown to the decision model.
+        counter: The token counter; the estimate counter when omitted.
+        window: The context window of models whose spec declares none.
+        output: The output reserve of models whose spec declares no ``max_output_tokens``.
+        reasoning: The reasoning reserve of every model.
+        compressors: The compressors by name.
+        apps: The app mutations by name.
+        selector: The decision provider of a policy with a ``model`` selection.
+
+    Returns:
+        The compacted fragments, the report, what was removed, the route outcome, the chosen
+        model's budget and the budget plan.
+
+    Raises:
+        RoutingConfigurationError: When ``active`` is not a candidate, a model has no window, or
+            the routing state is not lossless JSON.
+        ContextOverflowError: When the compacted context does not fit the chosen model.
+        PolicyConfigurationError: When the policy does not match what is supplied.
+        DecisionResponseError: When the decision provider's answer is malformed.
+        QuotaExceededError: When the decision provider's quota is exhausted.
+
+    Examples:
+        >>> from contextwise import (
+        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
+        ...     ModelSpec,
+        ... )
+        >>> class Router:
+        ...     name = "router"
+        ...
+        ...     def request(self, request):
+        ...         answer = {"choice": "deep", "confidence": 0.9}
+        ...         return {"model": request.model, "answers": {"model": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"fast": "Routine.", "deep": "Hard."}
+        ... )
+        >>> routing = ModelRouting(
+        ...     provider=Router(),
+        ...     model="router-mini",
+        ...     decision=Decision(questions={"model": question}),
+        ...     question="model",
+        ...     models={
+        ...         "fast": ModelSpec(name="small", window=8_000),
+        ...         "deep": ModelSpec(name="large", window=64_000),
+        ...     },
+        ...     fallback="fast",
+        ... )
+        >>> history = [{"role": "user", "content": "Fix the bug."}]
+        >>> prepared = prepare_step_sync(
+        ...     ContextPolicy(mode="reduce"),
+        ...     [Fragment("history", messages=history)],
+        ...     router=ModelRouter(routing),
+        ...     step=1,
+        ...     output=1_000,
+        ... )
+        >>> prepared.model.name, prepared.plan.used, prepared.budget.context_budget()
+        ('large', 3, 61720)
+    """
+    return asyncio.run(
+        prepare_step(
+            policy,
+            fragments,
+            router=router,
+            step=step,
+            active=active,
+            system=system,
+            tools=tools,
+            counter=counter,
+            window=window,
+            output=output,
+            reasoning=reasoning,
+            compressors=compressors,
+            apps=apps,
+            selector=selector,
+        )
+    )
+
+
+def _messages(fragments: Sequence[Fragment]) -> list[ChatMessage]:
+    messages: list[ChatMessage] = []
+    for fragment in fragments:
+        if fragment.messages is not None:
+            messages.extend(fragment.messages)
+    return messages
+
+
+def _segments(fragments: Sequence[Fragment], counter: TokenCounter) -> list[BudgetSegment]:
+    segments: list[BudgetSegment] = []
+    for fragment in fragments:
+        if fragment.text is not None:
+            tokens = counter.count(fragment.text)
+        else:
+            messages = fragment.messages or ()
+            tokens = sum(counter.count(message_text(message)) for message in messages)
+        segments.append(BudgetSegment(fragment.id, tokens))
+    return segments
