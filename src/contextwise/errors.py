@@ -134,7 +134,6 @@ class InvalidValueError(ContextwiseError, ValueError):
         "unknown_strategy": N_("Unknown planning strategy '{strategy}'; use one of {supported}."),
         "invalid_effort": N_("'{value}' is not an effort level; use one of {supported}."),
         "empty_supported_efforts": N_("The list of supported effort levels is empty."),
-        "invalid_message": N_("Message {index} is not a chat message: {reason}"),
         "unknown_grouping": N_("Unknown grouping '{grouping}'; use one of {supported}."),
         "invalid_counter_result": N_(
             "Token counter '{counter_id}' returned {value} instead of a whole number of zero or "

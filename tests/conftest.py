@@ -1,0 +1,87 @@
+"""Shared fixtures: the repository's paths, the docs tools on ``sys.path``, the built site."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS_TOOLS = ROOT / "tools" / "docs"
+I18N_TOOLS = ROOT / "tools" / "i18n"
+for _folder in (DOCS_TOOLS, I18N_TOOLS):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    """The result of ``mkdocs build --strict`` into a temporary folder."""
+
+    path: Path
+    returncode: int
+    output: str
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    """Build the three-language site once per session, strictly, from the committed pages."""
+    target = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return BuiltSite(target, result.returncode, result.stdout + result.stderr)
+
+
+def site_prefix() -> str:
+    """The path the site is published under (``/contextwise/`` for a GitHub project page)."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    found = re.search(r"^site_url:\s*(\S+)", config, flags=re.M)
+    return urlsplit(found.group(1) if found else "/").path.rstrip("/") + "/"
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    prefix = "/"
+
+    def translate_path(self, path: str) -> str:
+        if path.startswith(self.prefix):
+            path = "/" + path[len(self.prefix) :]
+        return super().translate_path(path)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: BuiltSite) -> Iterator[str]:
+    """Serve the built site on 127.0.0.1 (a free port) under its published path; yield its URL."""
+    if built_site.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed:\n{built_site.output}")
+    prefix = site_prefix()
+    handler = type("Handler", (_Handler,), {"prefix": prefix})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(built_site.path))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()

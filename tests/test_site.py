@@ -1,0 +1,93 @@
+"""The site builds with ``mkdocs build --strict`` in three languages, and its pages fit together.
+
+A strict build fails on any warning: a broken link or anchor (type links in the reference
+included), a missing page in the navigation, a bad configuration. The checks below read the built
+HTML: English at the root, French under ``fr/``, Chinese under ``zh/``, each reference page in
+every language with a language switcher that points at the same page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, BuiltSite
+
+LANGUAGES = {"en": "", "fr": "fr/", "zh": "zh/"}
+REFERENCE_PAGES = sorted(path.stem for path in (ROOT / "docs/en/reference").glob("*.md"))
+
+
+def _html(site: BuiltSite, path: str) -> str:
+    target = site.path / path / "index.html"
+    assert target.is_file(), f"{path or '/'} was not built"
+    return target.read_text(encoding="utf-8")
+
+
+def test_strict_build_succeeds(built_site: BuiltSite) -> None:
+    assert built_site.returncode == 0, built_site.output
+
+
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_each_language_has_its_home_page(built_site: BuiltSite, lang: str, prefix: str) -> None:
+    html = _html(built_site, prefix)
+    assert f'<html lang="{lang}"' in html
+
+
+@pytest.mark.parametrize("page", REFERENCE_PAGES)
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_reference_pages_switch_to_the_same_page(
+    built_site: BuiltSite, lang: str, prefix: str, page: str
+) -> None:
+    path = f"{prefix}reference/" + ("" if page == "index" else f"{page}/")
+    html = _html(built_site, path)
+    links = dict(re.findall(r'<a href="([^"]+)" hreflang="(\w+)" class="md-select__link"', html))
+    targets = {language: href for href, language in links.items()}
+    assert set(targets) == set(LANGUAGES)
+    for language, other in LANGUAGES.items():
+        expected = f"{other}reference/" + ("" if page == "index" else f"{page}/")
+        resolved = (Path("/") / path / targets[language]).resolve().as_posix().strip("/") + "/"
+        assert resolved == expected, f"{lang} {page}: the {language} link goes to {resolved}"
+
+
+def test_navigation_is_translated(built_site: BuiltSite) -> None:
+    assert "Référence" in _html(built_site, "fr/")
+    assert "参考" in _html(built_site, "zh/")
+
+
+def test_chinese_is_segmented_for_search(built_site: BuiltSite) -> None:
+    index = json.loads((built_site.path / "search/search_index.json").read_text(encoding="utf-8"))
+    chinese = [doc for doc in index["docs"] if doc["location"].startswith("zh/")]
+    assert chinese, "the Chinese pages are not in the search index"
+    # jieba joins the words it finds with zero-width spaces, which the separator splits on.
+    assert any("\u200b预算\u200b" in doc["text"] for doc in chinese)
+    assert "\\u200b" in index["config"]["separator"]
+
+
+def _nav_links(html: str) -> list[str]:
+    return re.findall(r'href="([^"]*)"\s+class="md-nav__link', html)
+
+
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_navigation_order(built_site: BuiltSite, lang: str, prefix: str) -> None:
+    links = [link.rstrip("/") for link in _nav_links(_html(built_site, f"{prefix}reference/"))]
+    html = _html(built_site, f"{prefix}reference/")
+    labels = re.findall(
+        r'<label class="md-nav__link" for="__nav_\d+" id="__nav_\d+_label".*?</label>', html, re.S
+    )
+    titles = [" ".join(re.sub(r"<[^>]+>", " ", label).split()) for label in labels]
+    # one section per folder, even when some guides fall back to English pages
+    assert (
+        titles
+        == {
+            "en": ["Guides", "Reference", "Contributing"],
+            "fr": ["Guides", "Référence", "Contribuer"],
+            "zh": ["指南", "参考", "参与贡献"],
+        }[lang]
+    ), titles
+    assert links.index("../guides/getting-started") < links.index("../guides/budgeting")
+    reference = [link for link in links if "/" not in link and link not in ("..", "../glossary")]
+    assert reference[0] == "." and reference[-1] == "translation-status"
+    assert reference[1:-1] == sorted(reference[1:-1])

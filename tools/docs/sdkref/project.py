@@ -1,0 +1,125 @@
+"""A project's generated files, computed in memory: ``render`` writes them, ``--check`` compares.
+
+Generate and verify are one function (:func:`generate`) called two ways, so the check can never
+disagree with what ``render`` would write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import catalogs
+from babel.messages.catalog import Catalog
+
+from sdkref import catalog
+from sdkref.collect import collect
+from sdkref.model import Msg, Reference
+from sdkref.render import Renderer, english
+from sdkref.stats import Coverage, coverage
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where a package's sources, catalogs and docs live (the repository layout)."""
+
+    root: Path = ROOT
+    package: str = "contextwise"
+    languages: tuple[str, ...] = ("en", "fr", "zh")
+
+    @property
+    def translated(self) -> tuple[str, ...]:
+        return tuple(language for language in self.languages if language != "en")
+
+    @property
+    def src(self) -> Path:
+        return self.root / "src"
+
+    @property
+    def pot(self) -> Path:
+        return self.root / "locales" / f"{catalog.DOMAIN}.pot"
+
+    def po(self, locale: str, domain: str = catalog.DOMAIN) -> Path:
+        return self.root / "locales" / locale / "LC_MESSAGES" / f"{domain}.po"
+
+    def reference_dir(self, language: str) -> Path:
+        return self.root / "docs" / language / "reference"
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+
+@dataclass
+class State:
+    """One run's reference, its messages and the coverage of each locale."""
+
+    reference: Reference
+    messages: list[tuple[str, Msg]]
+    catalogs: dict[str, Catalog | None]
+    coverage: list[Coverage]
+
+
+def load(project: Project) -> State:
+    """Collect the package and read the translated catalogs."""
+    reference = collect(project.package, project.src, project.root)
+    found = catalog.messages(reference)
+    read = {locale: catalog.read(project.po(locale), locale) for locale in project.translated}
+    return State(reference, found, read, [coverage(found, read[loc], loc) for loc in read])
+
+
+def generate(project: Project) -> tuple[State, dict[Path, str]]:
+    """Every file the generator owns, with its expected content."""
+    state = load(project)
+    files: dict[Path, str] = {project.pot: catalog.render_template(state.reference, state.messages)}
+    for language in project.languages:
+        if language == "en":
+            translate, errors = english, english
+        else:
+            translate = catalog.translator(state.catalogs[language])
+            errors = catalog.translator(
+                catalog.read(project.po(language, project.package), language)
+            )
+        renderer = Renderer(state.reference, language, translate, errors)
+        folder = project.reference_dir(language)
+        for page in state.reference.pages:
+            files[folder / f"{page.slug}.md"] = renderer.page(page)
+        files[folder / "index.md"] = renderer.index()
+        files[folder / "translation-status.md"] = renderer.status(state.coverage)
+    return state, files
+
+
+def orphans(project: Project, files: dict[Path, str]) -> list[Path]:
+    """Pages in the generated folders that the current sources no longer produce."""
+    found: list[Path] = []
+    for language in project.languages:
+        folder = project.reference_dir(language)
+        if folder.is_dir():
+            found += sorted(path for path in folder.rglob("*.md") if path not in files)
+    return found
+
+
+def check(project: Project, files: dict[Path, str]) -> list[str]:
+    """What ``render`` would change: stale or missing files and orphan pages."""
+    problems: list[str] = []
+    for path, text in files.items():
+        if not path.is_file():
+            problems.append(f"missing: {project.relative(path)}")
+        elif path.read_text(encoding="utf-8") != text:
+            problems.append(f"stale: {project.relative(path)}")
+    problems += [f"orphan: {project.relative(path)}" for path in orphans(project, files)]
+    return problems
+
+
+def write(project: Project, files: dict[Path, str]) -> list[str]:
+    """Write the files whose content changed and remove the orphan pages; report what changed."""
+    changed = [
+        f"written: {project.relative(path)}"
+        for path, text in files.items()
+        if catalogs.write_if_changed(path, text)
+    ]
+    for path in orphans(project, files):
+        path.unlink()
+        changed.append(f"removed: {project.relative(path)}")
+    return changed

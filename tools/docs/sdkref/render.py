@@ -1,0 +1,382 @@
+"""Render the reference model as Markdown pages in one language.
+
+Pure functions of the model, a translator and the catalog statistics: same input, same text.
+The pages are plain Markdown with two additions that MkDocs understands without plugins: heading
+ids written ``{#id}`` (``attr_list``) and ``<code>`` cells whose links are Markdown links, so that
+``mkdocs build --strict`` validates every one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+from babel import Locale
+from babel.numbers import format_decimal, format_percent
+
+from sdkref.labels import LABELS
+from sdkref.model import (
+    AttributeDoc,
+    Block,
+    ClassDoc,
+    Example,
+    Function,
+    Item,
+    Msg,
+    Page,
+    Reference,
+    Target,
+    TypeExpr,
+)
+from sdkref.stats import Coverage
+
+Translate = Callable[[Msg], tuple[str, bool]]
+"""Return a message's text in the page's language and whether it is the English fallback."""
+
+MARKER = "*(EN)*"
+"""Shown before a text that falls back to English on a French or Chinese page."""
+
+BABEL_LOCALE = {"en": "en", "fr": "fr", "zh": "zh_Hans_CN"}
+
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|data|exc|mod|obj|const|type):`(~?)([^`]+)`")
+_LITERAL = re.compile(r"``(.+?)``")
+_CODE = re.compile(r"<code>.*?</code>|(`+).+?\1")
+_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "|": "&#124;",
+        "[": "&#91;",
+        "]": "&#93;",
+        "*": "&#42;",
+        "_": "&#95;",
+        "`": "&#96;",
+        "\\": "&#92;",
+    }
+)
+
+
+def english(msg: Msg) -> tuple[str, bool]:
+    """The translator of the English pages."""
+    return msg.text, False
+
+
+class Renderer:
+    """Renders the pages of one language; ``errors`` translates the error-code messages."""
+
+    def __init__(
+        self,
+        reference: Reference,
+        language: str,
+        translate: Translate = english,
+        errors: Translate = english,
+    ) -> None:
+        self.reference = reference
+        self.language = language
+        self.translate = translate
+        self.errors = errors
+        self.slug = ""
+
+    # -- text ----------------------------------------------------------------------------------
+
+    def text(self, msg: Msg) -> str:
+        value, fallback = self.translate(msg)
+        value = self.markdown(" ".join(value.split()))
+        return f"{MARKER} {value}" if fallback else value
+
+    def label(self, key: str, **params: str) -> str:
+        """A page label; a translation that breaks its placeholders falls back to English."""
+        value, fallback = self.translate(Msg(f"label:{key}", LABELS[key]))
+        try:
+            text = value.format(**params)
+        except (KeyError, IndexError, ValueError):
+            text, fallback = LABELS[key].format(**params), True
+        return f"{MARKER} {text}" if fallback else text
+
+    def bold(self, key: str) -> str:
+        value, fallback = self.translate(Msg(f"label:{key}", LABELS[key]))
+        return f"{MARKER} **{LABELS[key]}**" if fallback else f"**{value}**"
+
+    def link(self, target: Target) -> str:
+        page = "" if target.slug == self.slug else f"{target.slug}.md"
+        return f"{page}#{target.anchor}"
+
+    def markdown(self, text: str) -> str:
+        """Turn the reStructuredText habits of docstrings into Markdown, linking known names."""
+        text = _LITERAL.sub(r"`\1`", text)
+
+        def role(match: re.Match[str]) -> str:
+            short, name = match.group(1), match.group(2)
+            shown = name.rsplit(".", 1)[-1] if short else name
+            target = self._resolve(name)
+            return f"[`{shown}`]({self.link(target)})" if target else f"`{shown}`"
+
+        return _ROLE.sub(role, text)
+
+    def _resolve(self, name: str) -> Target | None:
+        targets = self.reference.targets
+        for candidate in (name, name.removeprefix(f"{self.reference.package}.")):
+            if candidate in targets:
+                return targets[candidate]
+        return None
+
+    def type(self, expr: TypeExpr | None) -> str:
+        """A type as ``<code>`` with its documented names linked, safe in a table cell."""
+        if expr is None:
+            return ""
+        out: list[str] = []
+        for part in expr.parts:
+            if isinstance(part, str):
+                out.append(part.translate(_ESCAPES))
+                continue
+            name, path = part
+            target = self.reference.targets.get(path)
+            shown = name.translate(_ESCAPES)
+            out.append(f"[{shown}]({self.link(target)})" if target else shown)
+        return f"<code>{''.join(out)}</code>"
+
+    def exception(self, expr: TypeExpr | None) -> str:
+        if expr is None:
+            return ""
+        target = next(
+            (
+                self.reference.targets[p[1]]
+                for p in expr.parts
+                if not isinstance(p, str) and p[1] in self.reference.targets
+            ),
+            None,
+        )
+        return f"[`{expr.text}`]({self.link(target)})" if target else f"`{expr.text}`"
+
+    # -- blocks --------------------------------------------------------------------------------
+
+    def blocks(self, blocks: Iterable[Block]) -> list[str]:
+        out: list[str] = []
+        for block in blocks:
+            if block.kind == "paragraph":
+                out += [self.text(block.msgs[0]), ""]
+            elif block.kind == "list":
+                out += [f"- {self.text(msg)}" for msg in block.msgs] + [""]
+            else:
+                out += [f"```{block.language}", block.code, "```", ""]
+        return out
+
+    def table(self, header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+        head = [self.label(f"col:{key}") for key in header]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
+        return [*lines, ""]
+
+    def yes_no(self, value: bool) -> str:
+        return self.label("yes" if value else "no")
+
+    def heading(self, level: int, text: str, anchor: str) -> list[str]:
+        return [f"{'#' * level} {text} {{#{anchor}}}", ""]
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def page(self, page: Page) -> str:
+        self.slug = page.slug
+        out = [f"# {page.title}", ""]
+        out += [self.label("source", path=f"`{page.source}`"), ""]
+        out += [f"> {self.label('notice')}", ""]
+        out += self.blocks(page.description)
+        out += self.heading(2, self.label("import"), "section-import")
+        out += ["```python", *_import_lines(page.package, page.names), "```", ""]
+        for cls in page.classes:
+            out += self.cls(cls)
+        if page.functions:
+            out += self.heading(2, self.label("functions"), "section-functions")
+            for function in page.functions:
+                out += self.function(function, level=3)
+        if page.attributes:
+            out += self.heading(2, self.label("constants"), "section-constants")
+            for attribute in page.attributes:
+                out += self.attribute(attribute)
+        out += self.examples(page)
+        return _finish(out)
+
+    def cls(self, cls: ClassDoc) -> list[str]:
+        out = self.heading(2, self.label(f"kind:{cls.kind}", name=f"`{cls.name}`"), cls.anchor)
+        out += self.blocks(cls.description)
+        if cls.bases:
+            out += [f"{self.bold('bases')} " + ", ".join(self.exception(b) for b in cls.bases), ""]
+        if cls.members:
+            out += [self.bold("members"), ""]
+            out += self.table(
+                ("name", "value", "description"),
+                ((f"`{m.name}`", f"`{m.value}`", self._desc(m.description)) for m in cls.members),
+            )
+        if cls.fields:
+            out += [self.bold("attributes" if cls.fields_are_attributes else "fields"), ""]
+            out += self.table(
+                ("name", "type", "required", "description"),
+                (
+                    (
+                        f"`{f.name}`",
+                        self.type(f.annotation),
+                        self.yes_no(f.required),
+                        self._desc(f.description),
+                    )
+                    for f in cls.fields
+                ),
+            )
+        if cls.error_codes:
+            out += [self.bold("error-codes"), ""]
+            rows = []
+            for code in cls.error_codes:
+                value, fallback = self.errors(Msg("", code.message))
+                rows.append((f"`{code.code}`", (f"{MARKER} " if fallback else "") + value))
+            out += self.table(("code", "message"), rows)
+        if cls.constructor is not None:
+            out += self.function(cls.constructor, level=3, title=self.label("constructor"))
+        for method in cls.methods:
+            out += self.function(method, level=3)
+        return out
+
+    def function(self, fn: Function, *, level: int, title: str | None = None) -> list[str]:
+        out = self.heading(level, title or f"`{fn.heading or fn.name}`", fn.anchor)
+        out += ["```python", fn.signature, "```", ""]
+        out += self.blocks(fn.description)
+        if fn.params:
+            out += [self.bold("parameters"), ""]
+            out += self.table(
+                ("name", "type", "default", "required", "description"),
+                (
+                    (
+                        f"`{p.name}`",
+                        self.type(p.annotation),
+                        f"`{p.default}`" if p.default is not None else "",
+                        self.yes_no(p.required),
+                        self._desc(p.description),
+                    )
+                    for p in fn.params
+                ),
+            )
+        else:
+            out += [self.label("no-parameters"), ""]
+        for key, item in (("returns", fn.returns), ("yields", fn.yields)):
+            if item is not None:
+                out += [self._item(self.bold(key), item, self.type(item.annotation)), ""]
+        if fn.raises:
+            out += [self.bold("raises"), ""]
+            out += [self._item("-", item, self.exception(item.annotation)) for item in fn.raises]
+            out += [""]
+        return out
+
+    def _item(self, lead: str, item: Item, shown: str) -> str:
+        parts = [lead, shown] if shown else [lead]
+        line = " ".join(parts)
+        if item.description is not None:
+            line += f" — {self.text(item.description)}"
+        return line
+
+    def _desc(self, msg: Msg | None) -> str:
+        return self.text(msg) if msg is not None else ""
+
+    def attribute(self, attribute: AttributeDoc) -> list[str]:
+        out = self.heading(3, f"`{attribute.name}`", attribute.anchor)
+        out += ["```python", attribute.signature, "```", ""]
+        out += self.blocks(attribute.description)
+        return out
+
+    def examples(self, page: Page) -> list[str]:
+        found: list[tuple[str, str, list[Example]]] = []
+        for cls in page.classes:
+            found.append((cls.name, cls.anchor, cls.examples))
+            found += [(m.heading, m.anchor, m.examples) for m in cls.methods]
+        found += [(f.name, f.anchor, f.examples) for f in page.functions]
+        found += [(a.name, a.anchor, a.examples) for a in page.attributes]
+        found = [entry for entry in found if entry[2]]
+        if not found:
+            return []
+        out = self.heading(2, self.label("examples"), "section-examples")
+        for name, anchor, examples in found:
+            out += self.heading(3, f"[`{name}`](#{anchor})", f"examples-{anchor}")
+            for example in examples:
+                if example.text is not None:
+                    out += [self.text(example.text), ""]
+                else:
+                    out += ["```pycon", example.code, "```", ""]
+        return out
+
+    def index(self) -> str:
+        self.slug = "index"
+        out = [f"# {self.label('index:title')}", ""]
+        out += [f"> {self.label('notice')}", ""]
+        out += [self.label("index:intro"), ""]
+        rows = []
+        for page in self.reference.pages:
+            names = ", ".join(f"[`{name}`]({page.slug}.md#{name})" for name in page.names)
+            summary = self.text(page.summary) if page.summary else ""
+            rows.append((f"[{page.title}]({page.slug}.md)", summary, names))
+        out += self.table(("module", "summary", "names"), rows)
+        out += [self.label("index:status"), ""]
+        return _finish(out)
+
+    def status(self, coverage: Sequence[Coverage]) -> str:
+        self.slug = "translation-status"
+        out = [f"# {self.label('status:title')}", ""]
+        out += [f"> {self.label('notice')}", ""]
+        out += [self.label("status:intro"), ""]
+        out += [self.label("status:marker", marker=MARKER), ""]
+        out += [self.label("status:release"), ""]
+        out += self.heading(2, self.label("status:by-locale"), "section-by-locale")
+        out += self.table(
+            ("language", "messages", "translated", "fuzzy", "untranslated", "coverage"),
+            (
+                (
+                    self.label(f"lang:{c.locale}"),
+                    self.number(c.total.total),
+                    self.number(c.total.translated),
+                    self.number(c.total.fuzzy),
+                    self.number(c.total.untranslated),
+                    self.percent(c.total.ratio),
+                )
+                for c in coverage
+            ),
+        )
+        out += self.heading(2, self.label("status:by-page"), "section-by-page")
+        titles = {page.slug: f"[{page.title}]({page.slug}.md)" for page in self.reference.pages}
+        titles["label"] = self.label("status:labels")
+        header = [self.label("col:page")] + [self.label(f"lang:{c.locale}") for c in coverage]
+        out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for key, title in titles.items():
+            cells = [self.percent(c.pages[key].ratio) if key in c.pages else "" for c in coverage]
+            out.append("| " + " | ".join([title, *cells]) + " |")
+        out.append("")
+        return _finish(out)
+
+    def number(self, value: int) -> str:
+        return format_decimal(value, locale=BABEL_LOCALE[self.language])
+
+    def percent(self, ratio: float) -> str:
+        """A percentage with one decimal, spaced and signed as the language writes it."""
+        locale = Locale.parse(BABEL_LOCALE[self.language])
+        pattern = locale.percent_formats[None].pattern.replace("#,##0", "#,##0.0")
+        return format_percent(ratio, pattern, locale=locale)
+
+
+def _cell(text: str) -> str:
+    """One line, with the pipes escaped outside code spans and ``<code>`` elements."""
+    text = " ".join(text.split())
+    out: list[str] = []
+    last = 0
+    for code in _CODE.finditer(text):
+        out += [text[last : code.start()].replace("|", "\\|"), code.group(0)]
+        last = code.end()
+    out.append(text[last:].replace("|", "\\|"))
+    return "".join(out)
+
+
+def _import_lines(package: str, names: Sequence[str]) -> list[str]:
+    line = f"from {package} import {', '.join(names)}"
+    if len(line) <= 88:
+        return [line]
+    return [f"from {package} import (", *(f"    {name}," for name in names), ")"]
+
+
+def _finish(lines: list[str]) -> str:
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    return re.sub(r"\n{3,}", "\n\n", text)
