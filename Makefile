@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: docs serve test lint types catalogs bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tools/docs/constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,docs,bench]'
+	$(PY) -m pip install --quiet -c tools/docs/constraints.txt -e '.[test,docs,bench]'
 	touch $(STAMP)
 
 catalogs: $(STAMP)
