@@ -53,7 +53,7 @@ def test_installed_wheel_renders_french_and_chinese(tmp_path: Path) -> None:
     assert (Path(package_dir) / "locales/fr/LC_MESSAGES/contextwise.mo").is_file()
     assert (Path(package_dir) / "locales/zh/LC_MESSAGES/contextwise.mo").is_file()
     assert not list(Path(package_dir).glob("locales/**/*.po")), "only compiled catalogs ship"
-    assert french.replace("\u202f", " ") == (
+    assert french.replace("\u202f", " ").replace("\xa0", " ") == (
         "Le contexte ne tient pas : 12 345 jetons pour un budget de contexte de 8 000 jetons."
     )
     assert chinese == "上下文放不下：12,345 个词元，而上下文预算为 8,000 个词元。"

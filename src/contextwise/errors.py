@@ -39,7 +39,7 @@ class ContextwiseError(Exception):
         >>> err.code
         'context_overflow'
         >>> print(err.render("fr"))
-        Le contexte ne tient pas : 12 345 jetons pour un budget de contexte de 8 000 jetons.
+        Le contexte ne tient pas : 12 345 jetons pour un budget de contexte de 8 000 jetons.
     """
 
     messages: ClassVar[Mapping[str, Message]] = {}

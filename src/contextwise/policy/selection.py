@@ -91,7 +91,7 @@ def effective_limits(
     token_target = target_tokens if target_tokens is not None else trigger_tokens
     if budget is not None:
         if token_trigger is None or budget < token_trigger:
-            token_trigger, token_trigger_name = budget, "context budget"
+            token_trigger, token_trigger_name = budget, "budget"
         if token_target is None or budget < token_target:
             token_target = budget
     return Limits(
