@@ -113,7 +113,16 @@ def _rebuild(
 
 
 class InvalidValueError(ContextwiseError, ValueError):
-    """A value is out of range or malformed: a negative size, a NaN, a duplicate id, a bad level."""
+    """A value is out of range or malformed: a negative size, a NaN, a duplicate id, a bad level.
+
+    Examples:
+        >>> from contextwise import ContextBudget, InvalidValueError
+        >>> try:
+        ...     ContextBudget(window=8000, output=-1)
+        ... except InvalidValueError as err:
+        ...     print(err.code, err.params)
+        negative_size {'name': 'output', 'value': -1}
+    """
 
     messages: ClassVar[Mapping[str, Message]] = {
         "negative_size": N_("{name} must be zero or more, got {value}."),
@@ -150,7 +159,16 @@ class InvalidValueError(ContextwiseError, ValueError):
 
 
 class InvalidTypeError(ContextwiseError, TypeError):
-    """A value has the wrong type: a string where a number is expected, a bool used as a size."""
+    """A value has the wrong type: a string where a number is expected, a bool used as a size.
+
+    Examples:
+        >>> from contextwise import ContextBudget, InvalidTypeError
+        >>> try:
+        ...     ContextBudget(window="8k", output=500)
+        ... except InvalidTypeError as err:
+        ...     print(err.code, isinstance(err, TypeError))
+        not_a_number True
+    """
 
     messages: ClassVar[Mapping[str, Message]] = {
         "not_a_number": N_("{name} must be a number, got a value of type {type_name}."),
@@ -205,7 +223,16 @@ class InvalidTypeError(ContextwiseError, TypeError):
 
 
 class UnsupportedLocaleError(InvalidValueError):
-    """A locale other than English, French or Simplified Chinese was requested."""
+    """A locale other than English, French or Simplified Chinese was requested.
+
+    Examples:
+        >>> from contextwise import UnsupportedLocaleError, set_locale
+        >>> try:
+        ...     set_locale("de_DE")
+        ... except UnsupportedLocaleError as err:
+        ...     print(err.code, err.params["supported"])
+        unsupported_locale ['en', 'fr', 'zh']
+    """
 
     messages: ClassVar[Mapping[str, Message]] = {
         "unsupported_locale": N_(
@@ -219,6 +246,14 @@ class ContextOverflowError(ContextwiseError):
 
     It derives from :class:`ContextwiseError` only: an overflow is not a malformed value but a
     context that is too large for the model, and a harness usually reacts by compacting it.
+
+    Examples:
+        >>> from contextwise import ContextBudget, ContextOverflowError
+        >>> try:
+        ...     ContextBudget(window=8000, output=1000, safety=0).assert_fits(9000)
+        ... except ContextOverflowError as err:
+        ...     print(err.code, err.params)
+        context_overflow {'tokens': 9000, 'context_budget': 7000}
     """
 
     messages: ClassVar[Mapping[str, Message]] = {
@@ -257,6 +292,28 @@ class RoutingConfigurationError(InvalidValueError):
     Raised by :class:`~contextwise.routing.ModelRouting` and the decision types at construction, and
     by the router before any request when the state is not lossless JSON. The ``field`` parameter
     names the faulty field.
+
+    Examples:
+        >>> from contextwise import (
+        ...     ChoiceQuestion, Decision, ModelRouting, RoutingConfigurationError,
+        ... )
+        >>> class Provider:
+        ...     name = "fake"
+        ...     async def request(self, request):
+        ...         raise NotImplementedError
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick a model.",
+        ...     criteria={"small": "Easy steps.", "large": "Hard steps."},
+        ... )
+        >>> decision = Decision(questions={"model": question})
+        >>> try:
+        ...     ModelRouting(
+        ...         provider=Provider(), model="router-mini", decision=decision, question="model",
+        ...         models={"small": "gpt-small", "large": "gpt-large"}, fallback="medium",
+        ...     )
+        ... except RoutingConfigurationError as err:
+        ...     print(err.code, err.params["field"])
+        unknown_fallback fallback
     """
 
     messages: ClassVar[Mapping[str, Message]] = {
@@ -354,6 +411,14 @@ class DecisionResponseError(InvalidValueError):
 
     The router raises it, and it always propagates: a provider that answers badly is a bug to fix,
     not a passing outage to route around.
+
+    Examples:
+        >>> from contextwise import DecisionResponseError
+        >>> err = DecisionResponseError(
+        ...     "unknown_choice", question="model", choice="huge", allowed=["small", "large"]
+        ... )
+        >>> print(err)
+        The answer to question 'model' chose 'huge', which is not one of small and large.
     """
 
     messages: ClassVar[Mapping[str, Message]] = {
@@ -488,6 +553,19 @@ class PolicyConfigurationError(InvalidValueError):
     names but the application does not supply. Constructing a
     :class:`~contextwise.policy.ContextPolicy` that breaks a rule raises a pydantic
     ``ValidationError`` whose underlying error is this one.
+
+    Examples:
+        >>> from contextwise import ContextPolicy, PolicyConfigurationError, validate_context_policy
+        >>> policy = ContextPolicy.model_validate({
+        ...     "mode": "reduce", "trigger_chars": 2000, "target_input_chars": 1000,
+        ...     "steps": [{"id": "summary", "kind": "compress", "fragment_id": "history",
+        ...                "compressor": "summarize"}],
+        ... })
+        >>> try:
+        ...     validate_context_policy(policy, compressors=[], apps=[])
+        ... except PolicyConfigurationError as err:
+        ...     print(err.code)
+        unknown_compressor
     """
 
     messages: ClassVar[Mapping[str, Message]] = {
@@ -563,6 +641,14 @@ class PolicyStepError(ContextwiseError):
     contextwise does not raise it: a failing step must never lose the conversation. It is the
     ``error`` of a change whose ``status`` is ``failed`` in the
     :class:`~contextwise.policy.ContextProcessingReport`, with its code and its message.
+
+    Examples:
+        >>> from contextwise import PolicyStepError
+        >>> err = PolicyStepError(
+        ...     "compressor_failed", compressor="summarize", step_id="summary", error_type="OSError"
+        ... )
+        >>> print(err.code, "-", err)
+        compressor_failed - The compressor 'summarize' of the step 'summary' raised OSError.
     """
 
     messages: ClassVar[Mapping[str, Message]] = {

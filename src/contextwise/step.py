@@ -39,6 +39,40 @@ class PreparedStep:
     :func:`prepare_step` returns it. ``messages``, ``model`` and ``effort`` are what the harness
     sends to its model provider; the report, the removed items, the route and the plan are for
     archives and logs.
+
+    Examples:
+        >>> from contextwise import (
+        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
+        ...     ModelSpec, prepare_step_sync,
+        ... )
+        >>> class Sure:
+        ...     name = "sure"
+        ...
+        ...     def request(self, request):
+        ...         answer = {"choice": "fast", "confidence": 1.0}
+        ...         return {"model": request.model, "answers": {"model": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"fast": "Routine.", "deep": "Hard."}
+        ... )
+        >>> routing = ModelRouting(
+        ...     provider=Sure(),
+        ...     model="router-mini",
+        ...     decision=Decision(questions={"model": question}),
+        ...     question="model",
+        ...     models={
+        ...         "fast": ModelSpec(name="small", window=8_000, effort="low"),
+        ...         "deep": ModelSpec(name="large", window=64_000),
+        ...     },
+        ...     fallback="fast",
+        ... )
+        >>> prepared = prepare_step_sync(
+        ...     ContextPolicy(mode="reduce"),
+        ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
+        ...     router=ModelRouter(routing),
+        ...     step=1,
+        ... )
+        >>> prepared.model.name, prepared.effort, prepared.messages
+        ('small', <Effort.LOW: 'low'>, [{'role': 'user', 'content': 'Hi'}])
     """
 
     fragments: tuple[Fragment, ...]
@@ -102,7 +136,8 @@ def model_budget(
 ) -> ContextBudget:
     """Build a model's context budget from its spec, with defaults for what the spec leaves out.
 
-    The spec's ``window`` wins over ``window``, and its ``max_output_tokens`` over ``output``.
+    The spec's ``window`` wins over the ``window`` argument, and its ``max_output_tokens`` over the
+    ``output`` argument.
 
     Args:
         spec: The model.
@@ -160,7 +195,7 @@ async def prepare_step(
     3. the compacted fragments are checked against the chosen model's context budget, one
        required segment per fragment. When they do not fit and the chosen model's budget is
        smaller than the active one's, the policy runs again on the original fragments with the
-       smaller budget (``recompacted`` is then true); if they still do not fit,
+       smaller budget (``recompacted`` is then ``True``); if they still do not fit,
        :class:`~contextwise.errors.ContextOverflowError` names the fragments and the shortfall.
 
     Token counts use ``counter`` the same way as the policy: a text through the counter, a list
@@ -203,6 +238,41 @@ async def prepare_step(
             supplied.
         DecisionResponseError: When the decision provider's answer is malformed.
         QuotaExceededError: When the decision provider's quota is exhausted.
+
+    Examples:
+        >>> import asyncio
+        >>> from contextwise import (
+        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
+        ...     ModelSpec,
+        ... )
+        >>> class Router:
+        ...     name = "router"
+        ...
+        ...     async def request(self, request):
+        ...         answer = {"choice": "deep", "confidence": 0.5}
+        ...         return {"model": request.model, "answers": {"model": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"fast": "Routine.", "deep": "Hard."}
+        ... )
+        >>> routing = ModelRouting(
+        ...     provider=Router(),
+        ...     model="router-mini",
+        ...     decision=Decision(questions={"model": question}),
+        ...     question="model",
+        ...     models={
+        ...         "fast": ModelSpec(name="small", window=8_000),
+        ...         "deep": ModelSpec(name="large", window=64_000),
+        ...     },
+        ...     fallback="fast",
+        ... )
+        >>> prepared = asyncio.run(prepare_step(
+        ...     ContextPolicy(mode="reduce"),
+        ...     [Fragment("history", messages=[{"role": "user", "content": "Fix the bug."}])],
+        ...     router=ModelRouter(routing),
+        ...     step=1,
+        ... ))
+        >>> prepared.model.name, prepared.route.reason
+        ('small', 'confidence')
     """
     routing = router.routing
     label = routing.fallback if active is None else active
@@ -275,28 +345,33 @@ def prepare_step_sync(
     Args:
         policy: The context policy, or a mapping in the shape of a policy file.
         fragments: The fragments of the context before compaction.
-        router: The model router.
+        router: The model router; its ``on_event`` receives the routing events.
         step: The number of the harness step.
-        active: The label of the model that ran the previous step; the fallback when omitted.
+        active: The label of the model that ran the previous step; the routing's fallback when
+            omitted, for the first step.
         system: The conversation model's instructions, shown to the decision model.
-        tools: The tool specifications, shown to the decision model.
-        counter: The token counter; the estimate counter when omitted.
+        tools: The tool specifications offered to the conversation model, shown to the decision
+            model.
+        counter: The token counter (or a tokenizer or counting function); the estimate counter
+            when omitted.
         window: The context window of models whose spec declares none.
         output: The output reserve of models whose spec declares no ``max_output_tokens``.
         reasoning: The reasoning reserve of every model.
-        compressors: The compressors by name.
-        apps: The app mutations by name.
+        compressors: The compressors by name, as the policy's compress steps name them.
+        apps: The app mutations by name, as the policy's app steps name them.
         selector: The decision provider of a policy with a ``model`` selection.
 
     Returns:
-        The compacted fragments, the report, what was removed, the route outcome, the chosen
-        model's budget and the budget plan.
+        The compacted fragments, the policy's report, what was removed, the route outcome, the
+        chosen model's budget and the budget plan.
 
     Raises:
-        RoutingConfigurationError: When ``active`` is not a candidate, a model has no window, or
-            the routing state is not lossless JSON.
+        RoutingConfigurationError: When ``active`` is not a candidate (code
+            ``unknown_active_model``), a model has no window (code ``missing_window``), or the
+            routing state is not lossless JSON.
         ContextOverflowError: When the compacted context does not fit the chosen model.
-        PolicyConfigurationError: When the policy does not match what is supplied.
+        PolicyConfigurationError: When the policy does not match the fragments or what is
+            supplied.
         DecisionResponseError: When the decision provider's answer is malformed.
         QuotaExceededError: When the decision provider's quota is exhausted.
 

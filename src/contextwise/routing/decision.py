@@ -60,9 +60,9 @@ ChoiceReason: TypeAlias = Literal["selected", "confidence"]
 class ChoiceQuestion(BaseModel):
     """A question whose answer is one of 2 to 255 labelled options.
 
-    The ``criteria`` map each option's label to a description that tells the decision model when
-    to pick it. The labels are the only answers the router accepts. Constructing a question with
-    fewer than 2 or more than 255 options, or with a blank label, raises a pydantic
+    The ``criteria`` mapping ties each option's label to a description that tells the decision
+    model when to pick it. The labels are the only answers the router accepts. Constructing a
+    question with fewer than 2 or more than 255 options, or with a blank label, raises a pydantic
     ``ValidationError`` whose underlying error is a
     :class:`~contextwise.errors.RoutingConfigurationError`.
 
@@ -289,7 +289,8 @@ class DecisionRequest(BaseModel):
 class DecisionResponse(BaseModel):
     """What a decision provider returns: an answer per question key, and the tokens spent.
 
-    A provider may return this model or the equivalent dict; the router validates the dict.
+    A provider may return an instance of this class or the equivalent dict; the router validates
+    the dict.
 
     Examples:
         >>> response = DecisionResponse.model_validate(
@@ -363,6 +364,22 @@ class ChoiceOutcome:
 
     The caller applies its own fallback when ``reason`` is ``confidence``: the router selects its
     fallback model, a context policy falls back to its ``sequence`` selection.
+
+    Examples:
+        >>> class Sure:
+        ...     name = "sure"
+        ...
+        ...     def request(self, request: DecisionRequest) -> dict[str, object]:
+        ...         answer = {"choice": "b", "confidence": 0.9}
+        ...         return {"model": request.model, "answers": {"choice": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"a": "First.", "b": "Second."}
+        ... )
+        >>> outcome = decide_choice_sync(
+        ...     Sure(), model="mini", question=question, state={}, min_confidence=0.85
+        ... )
+        >>> outcome.choice, outcome.reason, outcome.accepted
+        ('b', 'selected', True)
     """
 
     choice: str

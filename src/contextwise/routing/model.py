@@ -140,7 +140,8 @@ class ModelRouting:
         decision: The frozen declaration of questions that holds the routing question.
         question: The key of the choice question whose labels are exactly the keys of ``models``.
         models: One candidate per label: a :class:`ModelSpec`, or a model name as a shorthand.
-        fallback: The label of the candidate used on low confidence or an allowed provider error.
+        fallback: The label of the candidate used on low confidence, or on a timeout or an
+            outage when ``on_error`` is ``"fallback"``.
         min_confidence: The confidence threshold from 0 to 1; a lower confidence selects the
             fallback.
         on_error: ``"fallback"`` selects the fallback on a timeout or an outage of the provider;

@@ -152,7 +152,7 @@ class OpenAIDecisionProvider:
             ProviderUnavailableError: When the endpoint answers 5xx or cannot be reached.
             DecisionResponseError: When the body is not JSON, or the reply is not the JSON the
                 schema asks for.
-            openai.APIStatusError: For any other error status, unchanged.
+            openai.APIStatusError: Raised unchanged for any other error status.
         """
         import openai
 

@@ -90,7 +90,15 @@ class RouteOutcome(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class DecisionStartedEvent:
-    """Sent when the router starts a decision, before the state is built."""
+    """Sent when the router starts a decision, before the state is built.
+
+    Examples:
+        >>> event = DecisionStartedEvent(
+        ...     step=3, provider="openai", router_model="router-mini", question="model"
+        ... )
+        >>> event.kind, event.step
+        ('started', 3)
+    """
 
     step: int
     """The harness step being routed."""
@@ -110,7 +118,16 @@ class DecisionStartedEvent:
 
 @dataclass(frozen=True, slots=True)
 class DecisionFinishedEvent:
-    """Sent when the provider answered with a valid choice."""
+    """Sent when the provider answered with a valid choice.
+
+    Examples:
+        >>> event = DecisionFinishedEvent(
+        ...     step=3, provider="openai", router_model="router-mini", question="model",
+        ...     choice="deep", confidence=0.92, duration_ms=41.5, usage=None,
+        ... )
+        >>> event.kind, event.choice, event.confidence
+        ('finished', 'deep', 0.92)
+    """
 
     step: int
     """The harness step being routed."""
@@ -142,7 +159,18 @@ class DecisionFinishedEvent:
 
 @dataclass(frozen=True, slots=True)
 class DecisionFailedEvent:
-    """Sent when the decision failed: a provider error, a bad answer, a bad state, a cancel."""
+    """Sent when a decision failed: a provider error, a bad answer or state, a cancellation.
+
+    Examples:
+        >>> from contextwise import ProviderUnavailableError
+        >>> event = DecisionFailedEvent(
+        ...     step=3, provider="openai", router_model="router-mini", question="model",
+        ...     error=ProviderUnavailableError("503 from upstream"), fallback=True,
+        ...     duration_ms=12.0,
+        ... )
+        >>> event.kind, event.error.code, event.fallback
+        ('failed', 'provider_unavailable', True)
+    """
 
     step: int
     """The harness step being routed."""
@@ -172,7 +200,16 @@ class DecisionFailedEvent:
 
 @dataclass(frozen=True, slots=True)
 class RouteEvent:
-    """Sent last, when the router has chosen a model for the step."""
+    """Sent last, when the router has chosen a model for the step.
+
+    Examples:
+        >>> event = RouteEvent(
+        ...     step=3, choice="fast", model="small", reason="unavailable", confidence=None,
+        ...     effort_sent=None, usage=None, duration_ms=12.3,
+        ... )
+        >>> event.kind, event.model, event.reason
+        ('route', 'small', 'unavailable')
+    """
 
     step: int
     """The harness step that was routed."""
