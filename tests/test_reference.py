@@ -183,6 +183,45 @@ def test_pydantic_decides_required_and_default(language: str) -> None:
     assert f"| `color` | <code>[Color](#Color)</code> | `Color.RED` | {no} |" in shapes
 
 
+PROPERTIES = {
+    "en": ("**Properties:**", "| Name | Type | Description |", "The distance from the origin."),
+    "fr": ("**Propriétés :**", "| Nom | Type | Description |", "La distance à l'origine."),
+    "zh": ("**特性：**", "| 名称 | 类型 | 说明 |", "到原点的距离。"),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_models_and_dataclasses_show_their_properties(language: str) -> None:
+    label, header, norm = PROPERTIES[language]
+    shapes = _golden(language, "shapes")
+    lines = shapes.splitlines()
+    # a Properties table after the fields of the pydantic model and of the dataclass
+    assert lines.count(label) == 2
+    assert lines.count(header) == 2
+    for cls in ("ShapeSpec", "Point"):
+        section = shapes.split(f"{{#{cls}}}")[1].split(f"{{#{cls}-constructor}}")[0]
+        assert section.index(label) > section.index("| `")
+    assert "| `corners` | <code>int</code> |" in shapes
+    assert f"| `norm` | <code>float</code> | {norm} |" in shapes
+    # a property's type links to its definition; a private property is not documented
+    assert "| `mirror` | <code>[Point](#Point)</code> |" in shapes
+    assert "_key" not in shapes
+    # the plain class keeps its properties in its attributes table
+    assert shapes.split("{#Shape}")[1].count(label) == 0
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_dataclass_fields_outside_the_constructor_and_static_methods(language: str) -> None:
+    shapes = _golden(language, "shapes")
+    no = {"en": "no", "fr": "non", "zh": "否"}[language]
+    # `kind = field(init=False)`: a documented field, never a constructor parameter
+    assert f"| `kind` | <code>str</code> | {no} |" in shapes
+    assert "```python\nPoint(x: float, y: float = 0.0)\n```" in shapes
+    constructor = shapes.split("{#Point-constructor}")[1].split("{#Point-parse}")[0]
+    assert "`kind`" not in constructor
+    assert "```python\n@staticmethod\nparse(text: str) -> Point\n```" in shapes
+
+
 def test_untranslated_and_fuzzy_text_falls_back_to_english_with_a_marker() -> None:
     assert f"{MARKER} Only squares are supported in this sample." in _golden("fr", "shapes")
     tools = _golden("fr", "tools")
@@ -204,8 +243,8 @@ def test_error_codes_are_translated_from_the_package_catalog() -> None:
 
 def test_status_page_shows_the_honest_counts() -> None:
     page = _golden("fr", "translation-status")
-    assert "| Français | 129 | 127 | 1 | 1 | 98,4 % |" in page
-    assert "| 简体中文 | 129 | 128 | 0 | 1 | 99.2% |" in _golden("zh", "translation-status")
+    assert "| Français | 137 | 135 | 1 | 1 | 98,5 % |" in page
+    assert "| 简体中文 | 137 | 136 | 0 | 1 | 99.3% |" in _golden("zh", "translation-status")
 
 
 # -- translation counts ------------------------------------------------------------------------
@@ -256,8 +295,8 @@ def test_stats_prints_the_totals_last(capsys: pytest.CaptureFixture[str]) -> Non
         "total",
         "coverage",
     ]
-    assert lines[-3].split() == ["fr", "127", "1", "1", "129", "98.4%"]
-    assert lines[-2].split() == ["zh", "128", "0", "1", "129", "99.2%"]
+    assert lines[-3].split() == ["fr", "135", "1", "1", "137", "98.5%"]
+    assert lines[-2].split() == ["zh", "136", "0", "1", "137", "99.3%"]
     assert lines[-1] == "release rule (100 % translated, 0 fuzzy): not met"
     assert _cli(FIXTURE, "stats", "--strict") == 1
 
@@ -354,7 +393,12 @@ def test_template_contexts_are_object_paths_and_slots() -> None:
         "samplepkg.shapes.Shape.scaled:raises:SampleError",
         "samplepkg.shapes.Shape:example:1",
         "samplepkg.shapes.ShapeSpec.sides:description",
+        "samplepkg.shapes.ShapeSpec.corners:description",
+        "samplepkg.shapes.Point.norm:description",
+        "samplepkg.shapes.Point.kind:description",
+        "samplepkg.shapes.Point.parse:param:text",
         "label:fields",
+        "label:properties",
     ):
         assert f'msgctxt "{context}"' in pot
     assert "POT-Creation-Date" not in pot

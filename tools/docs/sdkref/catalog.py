@@ -48,7 +48,7 @@ def _function(fn: Function) -> Iterator[Msg]:
 
 def _class(cls: ClassDoc) -> Iterator[Msg]:
     yield from _blocks(cls.description)
-    for entry in (*cls.members, *cls.fields):
+    for entry in (*cls.members, *cls.fields, *cls.properties):
         if entry.description is not None:
             yield entry.description
     if cls.constructor is not None:

@@ -38,6 +38,7 @@ from sdkref.model import (
     Msg,
     Page,
     Param,
+    PropertyDoc,
     Reference,
     Target,
     TypeExpr,
@@ -499,6 +500,8 @@ class Collector:
         else:
             result.fields = self._attributes(cls, path, doc)
             result.fields_are_attributes = True
+        if kind in ("enum", "model", "dataclass", "namedtuple"):
+            result.properties = self._properties(cls, path, doc)
         init = cls.members.get("__init__")
         custom = kind == "model" and init is not None
         if (
@@ -527,7 +530,8 @@ class Collector:
             result.methods.append(method)
             self.targets[member.path] = Target(slug, method.anchor)
             self.targets[f"{name}.{member_name}"] = Target(slug, method.anchor)
-        for member_name in [f.name for f in result.fields] + [m.name for m in result.members]:
+        described = [f.name for f in result.fields] + [p.name for p in result.properties]
+        for member_name in described + [m.name for m in result.members]:
             self.targets.setdefault(f"{cls.path}.{member_name}", Target(slug, name))
             self.targets.setdefault(f"{name}.{member_name}", Target(slug, name))
         return result
@@ -594,7 +598,8 @@ class Collector:
     def _fields(
         self, cls: Any, runtime: Any, kind: ClassKind, path: str, doc: Doc
     ) -> tuple[list[FieldDoc], list[Param]]:
-        specs: list[tuple[str, bool, str | None, Any, str | None]] = []
+        # name, required, default, runtime type, description, constructor parameter
+        specs: list[tuple[str, bool, str | None, Any, str | None, bool]] = []
         if kind == "model":
             for field_name, info in runtime.model_fields.items():
                 specs.append(
@@ -604,23 +609,27 @@ class Collector:
                         _pydantic_default(info),
                         info.annotation,
                         info.description,
+                        True,
                     )
                 )
         elif kind == "dataclass":
+            # A field with ``init=False`` is still read by users: it is documented among the
+            # fields (never required) but is not a constructor parameter.
             for field in dataclasses.fields(runtime):
-                if not field.init:
-                    continue
-                required = (
+                required = field.init and (
                     field.default is dataclasses.MISSING
                     and field.default_factory is dataclasses.MISSING
                 )
-                specs.append((field.name, required, _dataclass_default(field), field.type, None))
+                default = _dataclass_default(field)
+                specs.append((field.name, required, default, field.type, None, field.init))
         elif kind == "namedtuple":
             hints = typing.get_type_hints(runtime)
             for field_name in runtime._fields:
                 has_default = field_name in runtime._field_defaults
                 default = repr(runtime._field_defaults[field_name]) if has_default else None
-                specs.append((field_name, not has_default, default, hints.get(field_name), None))
+                specs.append(
+                    (field_name, not has_default, default, hints.get(field_name), None, True)
+                )
         else:
             hints = typing.get_type_hints(runtime)
             for field_name in hints:
@@ -631,11 +640,12 @@ class Collector:
                         None,
                         hints[field_name],
                         None,
+                        True,
                     )
                 )
         fields: list[FieldDoc] = []
         params: list[Param] = []
-        for field_name, required, default, runtime_type, description in specs:
+        for field_name, required, default, runtime_type, description, init in specs:
             member = _member(cls, field_name)
             annotation = self.type(member.annotation) if member is not None else None
             if annotation is None:
@@ -644,8 +654,28 @@ class Collector:
             if msg is None and description:
                 msg = Msg(f"{path}.{field_name}:description", normalize(description))
             fields.append(FieldDoc(field_name, annotation, required, msg))
-            params.append(Param(field_name, annotation, default, required, msg))
+            if init:
+                params.append(Param(field_name, annotation, default, required, msg))
         return fields, params
+
+    def _properties(self, cls: Any, path: str, doc: Doc) -> list[PropertyDoc]:
+        """The public properties the class defines (griffe reads a property as an attribute
+        labelled ``property``), in source order, described by their getter's docstring."""
+        found: list[PropertyDoc] = []
+        for name, member in sorted(cls.members.items(), key=lambda m: m[1].lineno or 0):
+            if (
+                member.is_alias
+                or member.kind is not griffe.Kind.ATTRIBUTE
+                or "property" not in member.labels
+                or name.startswith("_")
+            ):
+                continue
+            found.append(
+                PropertyDoc(
+                    name, self.type(member.annotation), self._attribute_msg(cls, name, path, doc)
+                )
+            )
+        return found
 
     def _attributes(self, cls: Any, path: str, doc: Doc) -> list[FieldDoc]:
         fields: list[FieldDoc] = []

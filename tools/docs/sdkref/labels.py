@@ -29,6 +29,7 @@ LABELS: dict[str, str] = {
     "bases": "Bases:",
     "fields": "Fields:",
     "attributes": "Attributes:",
+    "properties": "Properties:",
     "members": "Members:",
     "error-codes": "Error codes:",
     "constructor": "Constructor",

@@ -91,6 +91,18 @@ class FieldDoc:
 
 
 @dataclass(frozen=True)
+class PropertyDoc:
+    """A public property of a pydantic model, dataclass, named tuple or enumeration.
+
+    Its type is the getter's return annotation and its description the getter's docstring.
+    """
+
+    name: str
+    annotation: TypeExpr | None
+    description: Msg | None
+
+
+@dataclass(frozen=True)
 class Member:
     """An enumeration member."""
 
@@ -120,6 +132,8 @@ class ClassDoc:
     bases: list[TypeExpr] = field(default_factory=list)
     fields: list[FieldDoc] = field(default_factory=list)
     fields_are_attributes: bool = False
+    properties: list[PropertyDoc] = field(default_factory=list)
+    """Shown in their own table after the fields; a plain class lists them among its attributes."""
     members: list[Member] = field(default_factory=list)
     error_codes: list[ErrorCode] = field(default_factory=list)
     constructor: Function | None = None

@@ -222,6 +222,15 @@ class Renderer:
                     for f in cls.fields
                 ),
             )
+        if cls.properties:
+            out += [self.bold("properties"), ""]
+            out += self.table(
+                ("name", "type", "description"),
+                (
+                    (f"`{p.name}`", self.type(p.annotation), self._desc(p.description))
+                    for p in cls.properties
+                ),
+            )
         if cls.error_codes:
             out += [self.bold("error-codes"), ""]
             rows = []
