@@ -112,3 +112,12 @@ def test_prose_ignores_code_and_links() -> None:
     french = "Utilisez `plan`.\n\n```python\nx = 1\n```\n[Budget](budget.md)"
     assert prose(english) != prose(french)
     assert prose("[Budget](a.md)") == prose("[Budget](b.md)")
+
+
+@pytest.mark.parametrize("locale", ["en", *LOCALES])
+def test_every_guide_links_into_the_reference(locale: str) -> None:
+    guides = sorted((DOCS / locale / "guides").glob("*.md"))
+    assert guides
+    for guide in guides:
+        text = guide.read_text(encoding="utf-8")
+        assert "](../reference/" in text, f"{locale}/guides/{guide.name}: no reference link"
