@@ -672,7 +672,7 @@ def test_validate_mode_raises_on_the_token_limit_and_otherwise_reports() -> None
     with pytest.raises(ContextOverflowError) as caught:
         process_context(policy, [Fragment("d", text="x" * 51)], counter=counter, budget=budget)
     assert caught.value.code == "policy_validation_token_overflow"
-    assert caught.value.params == {"tokens": 51, "limit": 50, "limit_name": "context budget"}
+    assert caught.value.params == {"tokens": 51, "limit": 50, "limit_name": "budget"}
     result = process_context(policy, [Fragment("d", text="x" * 50)], counter=counter, budget=budget)
     assert result.report.mode == "validate" and result.report.changes == ()
     assert result.report.tokens is not None and result.report.tokens.before == 50

@@ -39,6 +39,7 @@ PINNED_ROLES: Final[frozenset[str]] = frozenset({"system", "developer"})
 """The roles that are never removed: system and developer messages."""
 
 _RESULT_ROLES: Final[frozenset[str]] = frozenset({"tool", "function"})
+_PINNED_ORDER: Final[tuple[str, ...]] = tuple(sorted(PINNED_ROLES))
 
 
 def message_chars(message: ChatMessage) -> int:
@@ -417,22 +418,55 @@ def layout_messages(
     )
 
 
-@dataclass(frozen=True, slots=True)
 class _Profile:
     """Each message's size and role, measured once; ``plain`` when no message can be in a tool
-    unit (every message is a dict with exactly a role and a string content)."""
+    unit (every message is a dict with exactly a role and a string content).
 
-    sizes: list[int]
-    roles: list[object]
-    plain: bool
+    The lists are never changed in place, so profiles may share them. ``pinned_roles`` lists the
+    pinned roles that may occur (all of them unless the measure saw fewer).
+    """
+
+    __slots__ = ("_cut", "_roles", "_sizes", "pinned_roles", "plain")
+
+    def __init__(
+        self,
+        sizes: list[int],
+        roles: list[object],
+        plain: bool,
+        pinned_roles: tuple[str, ...] = _PINNED_ORDER,
+    ) -> None:
+        self._sizes = sizes
+        self._roles = roles
+        self.plain = plain
+        self.pinned_roles = pinned_roles
+        self._cut: tuple[int, int] | None = None
+
+    @property
+    def sizes(self) -> list[int]:
+        """The characters of each message."""
+        if self._cut is not None:
+            self._apply_cut()
+        return self._sizes
+
+    @property
+    def roles(self) -> list[object]:
+        """The role of each message (``None`` when it has none)."""
+        if self._cut is not None:
+            self._apply_cut()
+        return self._roles
+
+    def _apply_cut(self) -> None:
+        assert self._cut is not None
+        start, stop = self._cut
+        self._sizes = self._sizes[:start] + self._sizes[stop:]
+        self._roles = self._roles[:start] + self._roles[stop:]
+        self._cut = None
 
     def slice(self, start: int, stop: int) -> _Profile:
-        """Drop the messages from ``start`` to ``stop``."""
-        return _Profile(
-            self.sizes[:start] + self.sizes[stop:],
-            self.roles[:start] + self.roles[stop:],
-            self.plain,
-        )
+        """Drop the messages from ``start`` to ``stop``; the lists are built when first read."""
+        result = _Profile(self.sizes, self.roles, self.plain, self.pinned_roles)
+        result._cut = (start, stop)
+        return result
 
 
 def _profile(items: Sequence[ChatMessage]) -> _Profile:
@@ -448,7 +482,8 @@ def _profile(items: Sequence[ChatMessage]) -> _Profile:
                     # str.__len__ measures and checks the type in one pass; a content that is
                     # not a string raises TypeError and takes the checked path below.
                     contents = map(get, items, repeat("content"))
-                    return _Profile(list(map(str.__len__, contents)), roles, True)
+                    pinned_roles = tuple(role for role in _PINNED_ORDER if role in role_set)
+                    return _Profile(list(map(str.__len__, contents)), roles, True, pinned_roles)
         except TypeError:
             pass  # not all dicts, or unhashable roles: the checked path below reports it
     sizes = [_walk(message, index, None) for index, message in enumerate(items)]
@@ -460,19 +495,27 @@ def _indices(values: list[object], wanted: object) -> list[int]:
     return list(compress(range(len(values)), map(eq, values, repeat(wanted))))
 
 
-def _pinned_indices(roles: list[object]) -> list[int]:
+def _pinned_indices(
+    roles: list[object],
+    start: int = 0,
+    stop: int | None = None,
+    wanted: tuple[str, ...] = _PINNED_ORDER,
+) -> list[int]:
+    """The sorted indices of the ``wanted`` (pinned) roles among ``roles[start:stop]``."""
+    stop = len(roles) if stop is None else stop
     found: list[int] = []
-    for role in PINNED_ROLES:
-        count = roles.count(role)
-        if count > 64:
-            found.extend(_indices(roles, role))
-            continue
-        start = 0
+    for role in wanted:
+        position = start
         # list.index scans at C speed; pinned messages are few, usually only the first.
-        for _ in range(count):
-            start = roles.index(role, start)
-            found.append(start)
-            start += 1
+        for _ in range(64):
+            try:
+                position = roles.index(role, position, stop)
+            except ValueError:
+                break
+            found.append(position)
+            position += 1
+        else:
+            found.extend(position + index for index in _indices(roles[position:stop], role))
     found.sort()
     return found
 
@@ -493,7 +536,7 @@ def _group_bounds(
     """
     count = len(items)
     roles = profile.roles
-    pinned_indices = _pinned_indices(roles)
+    pinned_indices = _pinned_indices(roles, wanted=profile.pinned_roles)
     starts: list[int] = []
     pinned_groups: list[bool] = []
     if not count:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from contextwise.errors import InvalidTypeError, InvalidValueError
+from contextwise.errors import InvalidTypeError, InvalidValueError, PolicyConfigurationError
 from contextwise.messages import ChatMessage, messages_chars
 from contextwise.policy.report import ContextProcessingReport
 
@@ -159,9 +159,9 @@ def coerce_fragments(fragments: object) -> list[Fragment]:
         InvalidValueError: When an entry is not a valid fragment.
         PolicyConfigurationError: When two fragments share an id (code ``duplicate_fragment_id``).
     """
-    from contextwise.errors import PolicyConfigurationError
-
-    if isinstance(fragments, str | bytes | Mapping) or not isinstance(fragments, Iterable):
+    if not isinstance(fragments, list | tuple) and (
+        isinstance(fragments, str | bytes | Mapping) or not isinstance(fragments, Iterable)
+    ):
         raise InvalidTypeError("not_a_fragment_list", type_name=type(fragments).__name__)
     result: list[Fragment] = []
     seen: set[str] = set()

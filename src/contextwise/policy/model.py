@@ -528,12 +528,12 @@ def coerce_policy(policy: object, *, name: str = "policy") -> ContextPolicy:
             own code, anything else is ``invalid_policy`` with pydantic's messages as detail.
         InvalidTypeError: When the value is neither a policy nor a mapping.
     """
+    if isinstance(policy, ContextPolicy):
+        return policy
     from pydantic import ValidationError
 
     from contextwise.errors import InvalidTypeError
 
-    if isinstance(policy, ContextPolicy):
-        return policy
     if not isinstance(policy, Mapping):
         raise InvalidTypeError("not_a_policy", name=name, type_name=type(policy).__name__)
     try:

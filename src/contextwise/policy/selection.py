@@ -26,8 +26,11 @@ from contextwise.policy.steps import (
     Effects,
     FragState,
     Invoke,
+    Remap,
+    Splice,
     StepContext,
     apply_step,
+    in_input_order,
 )
 from contextwise.routing.decision import (
     ChoiceOutcome,
@@ -115,6 +118,8 @@ class Runner:
         self.decisions: list[ContextDecision] = []
         self.removed: dict[str, list[RemovedItem]] = {key: [] for key in states}
         self._cache: dict[str, tuple[int, Candidate]] = {}
+        # For each fragment with edited messages: its input message count, and the edits made.
+        self._edits: dict[str, tuple[int, list[tuple[Splice | Remap, Sequence[RemovedItem]]]]] = {}
 
     @property
     def chars(self) -> int:
@@ -143,13 +148,26 @@ class Runner:
         return candidate
 
     def commit(self, candidate: Candidate) -> None:
-        """Record a candidate's change and, when it applied, make its state current."""
+        """Record a candidate's change and, when it applied, make its state current.
+
+        Removed messages stay in the order of the input, even when several steps removed them.
+        """
         if candidate.change is not None:
             self.changes.append(candidate.change)
         if candidate.state is not None:
             fragment_id = candidate.state.fragment.id
+            if candidate.edit is not None and fragment_id not in self._edits:
+                count = len(self.states[fragment_id].fragment.messages or ())
+                self._edits[fragment_id] = (count, [])
             self.states[fragment_id] = candidate.state
-            self.removed[fragment_id].extend(candidate.removed)
+            removed = self.removed[fragment_id]
+            earlier = bool(removed)
+            removed.extend(candidate.removed)
+            if candidate.edit is not None:
+                count, edits = self._edits[fragment_id]
+                edits.append((candidate.edit, candidate.removed))
+                if earlier and candidate.removed:
+                    removed[:] = in_input_order(edits, count)
 
     def decide(self, mode: SelectionMode, step_ids: Sequence[str], reason: str) -> None:
         """Record a selection decision."""

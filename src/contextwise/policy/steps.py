@@ -14,12 +14,15 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
+from operator import itemgetter
 from typing import Any, TypeAlias, TypeVar
 
 from contextwise.errors import ContextwiseError, InvalidValueError, PolicyStepError
 from contextwise.messages import (
     ChatMessage,
     _group_bounds,
+    _indices,
+    _pinned_indices,
     _Profile,
     _profile,
     find_orphan_results,
@@ -113,13 +116,83 @@ def measure_fragment(fragment: Fragment, measure: Measure, version: int) -> Frag
 
 
 @dataclass(frozen=True, slots=True)
+class Splice:
+    """How a trim or a compression changes a list of messages: the messages from ``start`` to
+    ``stop`` leave, except the pinned ones at ``stay``, and ``added`` new ones take their place."""
+
+    start: int
+    stop: int
+    stay: list[int]
+    added: int = 0
+
+    def removed_origins(self, origin: list[int]) -> list[int]:
+        """The input positions of the messages that leave, given those of the messages before."""
+        kept = set(self.stay)
+        return [origin[index] for index in range(self.start, self.stop) if index not in kept]
+
+    def apply(self, origin: list[int]) -> list[int]:
+        """The input positions of the messages after the change; a new message takes the position
+        of the first message it replaces."""
+        return [
+            *origin[: self.start],
+            *[origin[self.start]] * self.added,
+            *(origin[index] for index in self.stay),
+            *origin[self.stop :],
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class Remap:
+    """How an app changes a list of messages: for each new message, the index of the message it
+    keeps (``None`` for a new one), and the indices of the messages that leave."""
+
+    source: list[int | None]
+    removed: list[int]
+
+    def removed_origins(self, origin: list[int]) -> list[int]:
+        """The input positions of the messages that leave, given those of the messages before."""
+        return [origin[index] for index in self.removed]
+
+    def apply(self, origin: list[int]) -> list[int]:
+        """The input positions of the messages after the change; a new message takes the position
+        of the message before it."""
+        result: list[int] = []
+        previous = -1
+        for index in self.source:
+            if index is not None:
+                previous = origin[index]
+            result.append(previous)
+        return result
+
+
+def in_input_order(
+    edits: Sequence[tuple[Splice | Remap, Sequence[RemovedItem]]], count: int
+) -> list[RemovedItem]:
+    """Put the messages that successive edits removed from a list of ``count`` messages in the
+    order of that list.
+
+    Each edit comes with the messages it removed, in order. A message that one edit added and a
+    later one removed sorts at the position it took.
+    """
+    origin = list(range(count))
+    keyed: list[tuple[int, RemovedItem]] = []
+    for edit, removed in edits:
+        keyed += zip(edit.removed_origins(origin), removed, strict=True)
+        origin = edit.apply(origin)
+    keyed.sort(key=itemgetter(0))
+    return [item for _, item in keyed]
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
-    """What a step would do: its new state (``None`` when it changes nothing), change, removals."""
+    """What a step would do: its new state (``None`` when it changes nothing), change, removals,
+    and, for messages, the edit that turns the old list into the new one."""
 
     step: ContextStep
     state: FragState | None
     change: ContextChange | None
     removed: tuple[RemovedItem, ...] = ()
+    edit: Splice | Remap | None = None
 
     @property
     def failed(self) -> bool:
@@ -158,7 +231,7 @@ def _new_version(state: FragState) -> int:
 def _older_groups(
     messages: Sequence[ChatMessage], grouping: Any, keep_groups: int, profile: _Profile
 ) -> tuple[list[int], list[int], list[int]]:
-    """Return the ends of the removable groups (oldest first), their starts, and pinned indices.
+    """Return the starts and the ends of the removable groups (oldest first), and pinned indices.
 
     The removable groups are the unpinned groups but the newest ``keep_groups``.
     """
@@ -179,23 +252,101 @@ def _pinned_between(pinned: list[int], start: int, stop: int) -> list[int]:
     return pinned[bisect_left(pinned, start) : bisect_left(pinned, stop)]
 
 
-def _cut_for(
-    values: list[int], first: int, ends: list[int], excess: int, stay: list[int]
-) -> tuple[int, int]:
-    """How many removable groups to cut so that the removed values reach ``excess``.
+_CHUNK = 4096
+"""How many values :func:`_reach` adds up at C speed before it checks the running sum."""
 
-    Returns the number of groups and the total of the values they remove (pinned messages, which
-    stay, count zero). The running sum is computed once over the removable region.
+_Span: TypeAlias = tuple[int, int, Callable[[int], int], list[int]]
+
+
+def _removable_span(
+    messages: Sequence[ChatMessage], grouping: Any, keep_groups: int, profile: _Profile
+) -> _Span | None:
+    """Locate the removable groups: all unpinned groups but the newest ``keep_groups``.
+
+    Returns ``None`` when there is none, else the first index of the oldest removable group, the
+    end of the newest one, a function from an index in that span to the end of its group, and the
+    pinned indices in the span (which stay). A plain conversation grouped by user turn is read
+    from its roles without listing every group.
     """
-    region = values[first : ends[-1]]
-    for index in stay:
-        region[index - first] = 0
-    running = list(accumulate(region))
-    position = bisect_left(running, excess)
-    if position >= len(running):
-        return len(ends), running[-1] if running else 0
-    cut = bisect_right(ends, first + position) + 1
-    return cut, running[ends[cut - 1] - first - 1]
+    if profile.plain and grouping == "user-turn":
+        return _plain_turn_span(profile.roles, keep_groups, profile.pinned_roles)
+    firsts, ends, pinned = _older_groups(messages, grouping, keep_groups, profile)
+    if not ends:
+        return None
+
+    def group_end(index: int) -> int:
+        return ends[bisect_right(ends, index)]
+
+    first, end = firsts[0], ends[-1]
+    return first, end, group_end, _pinned_between(pinned, first, end)
+
+
+def _plain_turn_span(
+    roles: list[object], keep_groups: int, pinned_roles: tuple[str, ...]
+) -> _Span | None:
+    """:func:`_removable_span` for messages without tool calls: each user message starts a group."""
+    try:
+        first = roles.index("user")
+    except ValueError:
+        return None
+    if keep_groups:
+        end = _nth_last(roles, "user", keep_groups, first + 1)
+        if end is None:
+            return None
+    else:
+        end = len(roles)
+
+    def group_end(index: int) -> int:
+        try:
+            return roles.index("user", index + 1, end)
+        except ValueError:
+            return end
+
+    return first, end, group_end, _pinned_indices(roles, first, end, pinned_roles)
+
+
+def _nth_last(values: list[object], wanted: object, count: int, start: int) -> int | None:
+    """The index of the ``count``-th last ``wanted`` in ``values[start:]``, or ``None``.
+
+    The search goes backwards in slices that double in size, so it reads little more than the
+    values it passes.
+    """
+    stop = len(values)
+    size = 64
+    while stop > start:
+        low = max(start, stop - size)
+        part = values[low:stop]
+        hits = part.count(wanted)
+        if hits >= count:
+            return low + _indices(part, wanted)[hits - count]
+        count -= hits
+        stop = low
+        size *= 2
+    return None
+
+
+def _reach(values: list[int], start: int, stop: int, excess: int, stay: list[int]) -> int | None:
+    """The first index from ``start`` at which the values add up to ``excess``, or ``None``.
+
+    The values at the ``stay`` indices (pinned messages, which are not removed) count zero. The
+    sum runs over slices at C speed and stops at the slice that reaches ``excess``.
+    """
+    offset = 0
+    if stay:
+        values = values[start:stop]
+        for index in stay:
+            values[index - start] = 0
+        offset, start, stop = start, 0, stop - start
+    running = 0
+    while start < stop:
+        chunk = values[start : min(start + _CHUNK, stop)]
+        total = sum(chunk)
+        if running + total >= excess:
+            sums = list(accumulate(chunk, initial=running))
+            return offset + start + bisect_left(sums, excess, 1) - 1
+        running += total
+        start += _CHUNK
+    return None
 
 
 def _remove_region(
@@ -224,6 +375,7 @@ def _remove_region(
         [profile.sizes[index] for index in keep],
         [profile.roles[index] for index in keep],
         profile.plain,
+        profile.pinned_roles,
     )
     return (
         tuple(messages[index] for index in keep),
@@ -245,20 +397,18 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     untargeted = target_chars is None and target_tokens is None
     if not untargeted and excess_chars <= 0 and excess_tokens <= 0:
         return Candidate(step, None, None)
-    firsts, ends, pinned = _older_groups(messages, step.grouping.kind, step.keep_groups, profile)
-    if not ends:
+    span = _removable_span(messages, step.grouping.kind, step.keep_groups, profile)
+    if span is None:
         return Candidate(step, None, None)
-    first = firsts[0]
-    stay_all = _pinned_between(pinned, first, ends[-1])
+    first, end, group_end, stay_all = span
     if untargeted:
-        cut = len(ends)
+        stop = end
     else:
-        cut = 1
-        if excess_chars > 0:
-            cut = max(cut, _cut_for(profile.sizes, first, ends, excess_chars, stay_all)[0])
-        if excess_tokens > 0 and state.token_sizes is not None:
-            cut = max(cut, _cut_for(state.token_sizes, first, ends, excess_tokens, stay_all)[0])
-    stop = ends[cut - 1]
+        stop = group_end(first)
+        for values, excess in ((profile.sizes, excess_chars), (state.token_sizes, excess_tokens)):
+            if excess > 0 and values is not None:
+                position = _reach(values, first, end, excess, stay_all)
+                stop = max(stop, end if position is None else group_end(position))
     stay = [index for index in stay_all if index < stop]
     new_messages, removed, new_profile, new_token_sizes = _remove_region(state, first, stop, stay)
     removed_chars = sum(profile.sizes[first:stop]) - sum(profile.sizes[index] for index in stay)
@@ -283,7 +433,7 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
         before_tokens=state.tokens,
         after_tokens=tokens,
     )
-    return Candidate(step, new_state, change, removed)
+    return Candidate(step, new_state, change, removed, Splice(first, stop, stay))
 
 
 def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
@@ -538,7 +688,7 @@ def _compress(step: CompressStep, state: FragState, context: StepContext) -> Eff
         before_tokens=state.tokens,
         after_tokens=tokens,
     )
-    return Candidate(step, new_state, change, tuple(replaced))
+    return Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
 
 
 # --- app -------------------------------------------------------------------------------------
@@ -621,7 +771,7 @@ def _app(step: AppStep, state: FragState, context: StepContext) -> Effects[Candi
         )
     if _breaks_pairing(old_messages, new_messages):
         return _failed(step, state, PolicyStepError("app_broke_tool_pairing", **params))
-    removed_indices = _removed_indices(old_messages, new_messages)
+    removed_indices, source = _match(old_messages, new_messages)
     removed = tuple(old_messages[index] for index in removed_indices)
     sizes = state.sizes
     removed_chars = sum(sizes[index] for index in removed_indices)
@@ -648,7 +798,7 @@ def _app(step: AppStep, state: FragState, context: StepContext) -> Effects[Candi
         before_tokens=state.tokens,
         after_tokens=new_state.tokens,
     )
-    return Candidate(step, new_state, change, removed)
+    return Candidate(step, new_state, change, removed, Remap(source, removed_indices))
 
 
 def _common_ends(before: str, after: str) -> tuple[int, int]:
@@ -663,16 +813,24 @@ def _common_ends(before: str, after: str) -> tuple[int, int]:
     return prefix, suffix
 
 
-def _removed_indices(before: Sequence[ChatMessage], after: Sequence[ChatMessage]) -> list[int]:
-    """The indices of ``before`` that are not matched, in order, by equal messages of ``after``."""
+def _match(
+    before: Sequence[ChatMessage], after: Sequence[ChatMessage]
+) -> tuple[list[int], list[int | None]]:
+    """Match ``before`` in order against equal messages of ``after``.
+
+    Returns the indices of ``before`` left unmatched, and for each message of ``after`` the index
+    of its match in ``before`` (``None`` when it has none).
+    """
     removed: list[int] = []
+    source: list[int | None] = [None] * len(after)
     position = 0
     for index, message in enumerate(before):
         if position < len(after) and after[position] == message:
+            source[position] = index
             position += 1
         else:
             removed.append(index)
-    return removed
+    return removed, source
 
 
 def _breaks_pairing(before: Sequence[ChatMessage], after: Sequence[ChatMessage]) -> bool:
