@@ -723,3 +723,39 @@ def test_the_report_round_trips_through_json_in_both_spellings() -> None:
         "tokens",
         "changes",
     }
+
+
+def test_removed_stays_in_input_order_when_two_steps_remove_from_one_fragment() -> None:
+    history: list[dict[str, Any]] = [{"role": "system", "content": "s"}]
+    for turn in range(6):
+        history += [
+            {"role": "user", "content": f"u{turn} " * 20},
+            {"role": "assistant", "content": f"a{turn} " * 20},
+        ]
+    policy = ContextPolicy.model_validate(
+        {
+            "mode": "reduce",
+            "trigger_chars": 100,
+            "target_input_chars": 90,
+            "selection": {"mode": "fixed", "steps": ["drop-last", "trim"]},
+            "steps": [
+                {"id": "drop-last", "kind": "app", "fragment_id": "h", "app": "drop"},
+                {
+                    "id": "trim",
+                    "kind": "trim",
+                    "fragment_id": "h",
+                    "field": "messages",
+                    "grouping": {"kind": "user-turn"},
+                    "keep_groups": 1,
+                },
+            ],
+        }
+    )
+    result = process_context(
+        policy, [Fragment("h", messages=history)], apps={"drop": lambda f: f.messages[:-1]}
+    )
+    removed = result.removed["h"]
+    kept = result.fragments[0].messages
+    assert removed[-1] is history[-1], "the app's removal comes last: it is the newest message"
+    assert sorted([*kept, *removed], key=lambda m: history.index(m)) == history
+    assert [history.index(m) for m in removed] == sorted(history.index(m) for m in removed)
