@@ -349,6 +349,16 @@ class MessageLayout:
 
     It is computed in linear time, measuring each message once, and is what
     :func:`group_messages` and the policy engine build on.
+
+    Examples:
+        >>> layout = layout_messages([
+        ...     {"role": "system", "content": "Be brief."},
+        ...     {"role": "user", "content": "Hi"},
+        ...     {"role": "assistant", "content": "Hello!"},
+        ...     {"role": "user", "content": "Bye"},
+        ... ])
+        >>> layout.starts, layout.pinned_groups, layout.unpinned_groups
+        ([0, 1, 3], [True, False, False], [(1, 3), (3, 4)])
     """
 
     messages: Sequence[ChatMessage]

@@ -47,11 +47,12 @@ from contextwise.routing.decision import DecisionProvider
 from contextwise.tokens import TokenCounter, as_token_counter
 
 Compressor: TypeAlias = Callable[[Any], Any]
-"""A compressor: a sync or async function from the messages (or the text) to replace, to the
-summary message (or a string)."""
+"""A compressor: a sync or async function that takes the messages (or the text) to replace and
+returns the summary, as a message or a string."""
 
 AppMutation: TypeAlias = Callable[[Fragment], Any]
-"""An app mutation: a sync or async function from a copy of a fragment to the changed fragment."""
+"""An app mutation: a sync or async function that takes a copy of a fragment and returns the
+changed fragment, or just its new messages or text."""
 
 
 def process_context(
@@ -88,15 +89,16 @@ def process_context(
         policy: The policy, or a mapping in the shape of a policy file.
         fragments: The fragments, as :class:`Fragment` objects or mappings with ``id`` and
             ``text`` or ``messages``; their ids are unique.
-        counter: A token counter (or a tokenizer or function that :func:`~contextwise.tokens.
-            as_token_counter` accepts); needed for token limits and recorded in the report.
+        counter: A token counter, or a tokenizer or function that
+            :func:`~contextwise.tokens.as_token_counter` accepts; needed for token limits and
+            recorded in the report.
         budget: A :class:`~contextwise.budget.ContextBudget` whose ``context_budget()`` caps the
             token trigger and target; needs a counter.
         compressors: The compressors by name, as the policy's compress steps name them.
         apps: The app mutations by name, as the policy's app steps name them.
         selector: The decision provider of a ``model`` selection.
-        compressor_timeout: The default most seconds a compressor or app may take, for steps
-            without their own ``timeout``; no limit when omitted.
+        compressor_timeout: The default maximum number of seconds that a compressor or app may
+            take, for steps without their own ``timeout``; no limit when omitted.
 
     Returns:
         The fragments in input order, the report, and what was removed from each fragment.
@@ -158,7 +160,8 @@ async def aprocess_context(
         compressors: The compressors by name.
         apps: The app mutations by name.
         selector: The decision provider of a ``model`` selection.
-        compressor_timeout: The default most seconds a compressor or app may take.
+        compressor_timeout: The default maximum number of seconds that a compressor or app may
+            take.
 
     Returns:
         The fragments in input order, the report, and what was removed from each fragment.

@@ -163,8 +163,8 @@ class CompressStep(PolicyModel):
     """The role of the summary message when the compressor returns a string."""
 
     timeout: _Seconds | None = None
-    """The most seconds the compressor may take; the ``compressor_timeout`` of the run when
-    omitted."""
+    """The maximum number of seconds the compressor may take; the ``compressor_timeout`` of the
+    run when omitted."""
 
 
 class AppStep(PolicyModel):
@@ -194,8 +194,8 @@ class AppStep(PolicyModel):
     """The name of the mutation, among those the application supplies."""
 
     timeout: _Seconds | None = None
-    """The most seconds the mutation may take; the ``compressor_timeout`` of the run when
-    omitted."""
+    """The maximum number of seconds the mutation may take; the ``compressor_timeout`` of the
+    run when omitted."""
 
 
 ContextStep: TypeAlias = Annotated[TrimStep | CompressStep | AppStep, Field(discriminator="kind")]
@@ -274,7 +274,7 @@ class ModelSelection(PolicyModel):
     """The question put to the decision model; a built-in question when omitted."""
 
     timeout: _Seconds | None = None
-    """The most seconds to wait for each answer; no limit when omitted."""
+    """The maximum number of seconds to wait for each answer; no limit when omitted."""
 
 
 ContextSelection: TypeAlias = Annotated[
@@ -298,7 +298,7 @@ class ContextPolicy(PolicyModel):
     that breaks one of its own rules raises a pydantic ``ValidationError`` at construction (its
     underlying error is a :class:`~contextwise.errors.PolicyConfigurationError`); the rules are
     unique step ids, each trigger strictly greater than its target, fixed selection ids that exist
-    and appear once, and a target on every text trim that holds its marker.
+    and appear once, and on every text trim a ``target_chars`` at least as long as its marker.
 
     Examples:
         >>> policy = ContextPolicy.model_validate({

@@ -28,10 +28,11 @@ def validate_context_policy(
     """Check a policy against its rules and against the compressors and apps the application has.
 
     The checks run in this order and the first failure is raised: the policy's own rules (unique
-    step ids, each trigger above its target, fixed selection ids that exist, a target on every text
-    trim); every compressor and app that a step names is among ``compressors`` and ``apps``; a
-    policy with token limits has a ``counter``; and, when ``fragments`` are given, every step names
-    one of them and the field it holds. Nothing is changed, and no compressor or app is called.
+    step ids, each trigger above its target, fixed selection ids that exist and appear once, a
+    ``target_chars`` on every text trim at least as long as its marker); every compressor and app
+    that a step names is among ``compressors`` and ``apps``; a policy with token limits has a
+    ``counter``; and, when ``fragments`` are given, every step names one of them and the field it
+    holds. Nothing is changed, and no compressor or app is called.
 
     Args:
         policy: The policy, or a mapping in the shape of a policy file (snake_case or camelCase
