@@ -151,6 +151,16 @@ class EstimateCounter:
         return hash(EstimateCounter)
 
 
+def _counter_id(explicit: object, source: object, attribute: str) -> str:
+    """The id of an adapter: the explicit one, else the source's name attribute, else its type."""
+    if explicit is None:
+        name = getattr(source, attribute, None)
+        return name if isinstance(name, str) and name else type(source).__name__
+    if not isinstance(explicit, str):
+        raise InvalidTypeError("not_a_string", name="id", type_name=type(explicit).__name__)
+    return explicit
+
+
 class TokenizerCounter:
     """A token counter that wraps a tokenizer object with an ``encode`` method.
 
@@ -201,14 +211,9 @@ class TokenizerCounter:
         # ``str.encode`` and ``bytes`` do not tokenize: a string is a mistake, not a tokenizer.
         if not callable(encode) or isinstance(tokenizer, str | bytes):
             raise InvalidTypeError("invalid_tokenizer", type_name=type(tokenizer).__name__)
-        if id is None:
-            name = getattr(tokenizer, "name", None)
-            id = name if isinstance(name, str) and name else type(tokenizer).__name__
-        elif not isinstance(id, str):
-            raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
+        self._id = _counter_id(id, tokenizer, "name")
         self._tokenizer = tokenizer
         self._encode: Callable[..., Any] = encode
-        self._id = id
         self._kwargs = dict(encode_kwargs or {})
 
     @property
@@ -280,13 +285,8 @@ class CallableCounter:
     def __init__(self, func: Callable[[str], int], *, id: str | None = None) -> None:
         if not callable(func):
             raise InvalidTypeError("invalid_tokenizer", type_name=type(func).__name__)
-        if id is None:
-            name = getattr(func, "__name__", None)
-            id = name if isinstance(name, str) and name else type(func).__name__
-        elif not isinstance(id, str):
-            raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
+        self._id = _counter_id(id, func, "__name__")
         self._func = func
-        self._id = id
 
     @property
     def id(self) -> str:
