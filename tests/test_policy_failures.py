@@ -20,16 +20,7 @@ from contextwise import (
     messages_chars,
     process_context,
 )
-
-
-def chat(turns: int) -> list[dict[str, Any]]:
-    history: list[dict[str, Any]] = [{"role": "system", "content": "You are terse."}]
-    for number in range(turns):
-        history += [
-            {"role": "user", "content": f"question{number:02d}"},
-            {"role": "assistant", "content": f"answer--{number:02d}"},
-        ]
-    return history
+from test_policy_histories import chat
 
 
 def compress_policy(**step: Any) -> ContextPolicy:

@@ -50,6 +50,17 @@ class Conversation:
     turns: tuple[Turn, ...]
 
 
+def chat(turns: int) -> list[dict[str, Any]]:
+    """A plain chat: a system message, then ``turns`` short user/assistant exchanges."""
+    history: list[dict[str, Any]] = [{"role": "system", "content": "You are terse."}]
+    for number in range(turns):
+        history += [
+            {"role": "user", "content": f"question{number:02d}"},
+            {"role": "assistant", "content": f"answer--{number:02d}"},
+        ]
+    return history
+
+
 def _compact(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 

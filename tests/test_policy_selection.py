@@ -17,17 +17,7 @@ from contextwise import (
     aprocess_context,
     process_context,
 )
-
-
-def chat(turns: int) -> list[dict[str, Any]]:
-    history: list[dict[str, Any]] = [{"role": "system", "content": "You are terse."}]
-    for number in range(turns):
-        history += [
-            {"role": "user", "content": f"question{number:02d}"},
-            {"role": "assistant", "content": f"answer--{number:02d}"},
-        ]
-    return history
-
+from test_policy_histories import chat
 
 FRAGMENTS = [
     Fragment("history", messages=chat(5)),  # 114 characters
