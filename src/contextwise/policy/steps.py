@@ -32,7 +32,7 @@ from contextwise.messages import (
     tool_result_ids,
 )
 from contextwise.policy.fragments import Fragment, RemovedItem
-from contextwise.policy.model import AppStep, CompressStep, ContextStep, TrimStep
+from contextwise.policy.model import AppStep, CompressStep, ContextStep, StepKind, TrimStep
 from contextwise.policy.report import ChangeError, ContextChange
 from contextwise.tokens import TokenCounter, _check_count
 
@@ -225,6 +225,33 @@ def _new_version(state: FragState) -> int:
     return state.version + 1
 
 
+def _changed(
+    step: ContextStep,
+    kind: StepKind,
+    state: FragState,
+    fragment: Fragment,
+    chars: int,
+    tokens: int | None,
+    *,
+    profile: _Profile | None = None,
+    token_sizes: list[int] | None = None,
+    **counts: int,
+) -> tuple[FragState, ContextChange]:
+    """The state a step leaves its fragment in, and the change that records it in the report."""
+    new_state = FragState(fragment, chars, tokens, profile, token_sizes, _new_version(state))
+    change = ContextChange(
+        id=step.id,
+        kind=kind,
+        fragment_id=state.fragment.id,
+        before_chars=state.chars,
+        after_chars=chars,
+        before_tokens=state.tokens,
+        after_tokens=tokens,
+        **counts,
+    )
+    return new_state, change
+
+
 # --- trim ------------------------------------------------------------------------------------
 
 
@@ -414,24 +441,17 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     removed_chars = sum(profile.sizes[first:stop]) - sum(profile.sizes[index] for index in stay)
     chars = state.chars - removed_chars
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
-    new_state = FragState(
+    new_state, change = _changed(
+        step,
+        "trim",
+        state,
         Fragment(state.fragment.id, messages=new_messages),
         chars,
         tokens,
-        new_profile,
-        new_token_sizes,
-        _new_version(state),
-    )
-    change = ContextChange(
-        id=step.id,
-        kind="trim",
-        fragment_id=state.fragment.id,
-        before_chars=state.chars,
-        after_chars=chars,
+        profile=new_profile,
+        token_sizes=new_token_sizes,
         removed_messages=len(removed),
         removed_chars=removed_chars,
-        before_tokens=state.tokens,
-        after_tokens=tokens,
     )
     return Candidate(step, new_state, change, removed, Splice(first, stop, stay))
 
@@ -472,24 +492,15 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
         return Candidate(step, None, None)
     span = text[keep:] if step.keep == "head" else text[: length - keep]
     tokens = None if measure.counter is None else measure.text_tokens(new_text)
-    new_state = FragState(
+    new_state, change = _changed(
+        step,
+        "trim",
+        state,
         Fragment(state.fragment.id, text=new_text),
         len(new_text),
         tokens,
-        None,
-        None,
-        _new_version(state),
-    )
-    change = ContextChange(
-        id=step.id,
-        kind="trim",
-        fragment_id=state.fragment.id,
-        before_chars=length,
-        after_chars=len(new_text),
         removed_chars=len(span),
         added_chars=len(marker),
-        before_tokens=state.tokens,
-        after_tokens=tokens,
     )
     return Candidate(step, new_state, change, (span,))
 
@@ -566,24 +577,15 @@ def _compress(step: CompressStep, state: FragState, context: StepContext) -> Eff
                 ),
             )
         summary_tokens = None if measure.counter is None else measure.text_tokens(summary_text)
-        new_state = FragState(
+        new_state, change = _changed(
+            step,
+            "compress",
+            state,
             Fragment(state.fragment.id, text=summary_text),
             len(summary_text),
             summary_tokens,
-            None,
-            None,
-            _new_version(state),
-        )
-        change = ContextChange(
-            id=step.id,
-            kind="compress",
-            fragment_id=state.fragment.id,
-            before_chars=len(text),
-            after_chars=len(summary_text),
             removed_chars=len(text),
             added_chars=len(summary_text),
-            before_tokens=state.tokens,
-            after_tokens=summary_tokens,
         )
         return Candidate(step, new_state, change, (text,))
 
@@ -667,26 +669,19 @@ def _compress(step: CompressStep, state: FragState, context: StepContext) -> Eff
         ]
         tokens = sum(new_token_sizes)
     chars = state.chars - replaced_chars + summary_chars
-    new_state = FragState(
+    new_state, change = _changed(
+        step,
+        "compress",
+        state,
         Fragment(state.fragment.id, messages=new_messages),
         chars,
         tokens,
-        new_profile,
-        new_token_sizes,
-        _new_version(state),
-    )
-    change = ContextChange(
-        id=step.id,
-        kind="compress",
-        fragment_id=state.fragment.id,
-        before_chars=state.chars,
-        after_chars=chars,
+        profile=new_profile,
+        token_sizes=new_token_sizes,
         removed_messages=len(replaced),
         removed_chars=replaced_chars,
         added_messages=1,
         added_chars=summary_chars,
-        before_tokens=state.tokens,
-        after_tokens=tokens,
     )
     return Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
 
@@ -736,24 +731,15 @@ def _app(step: AppStep, state: FragState, context: StepContext) -> Effects[Candi
         tokens = None if measure.counter is None else measure.text_tokens(new_text)
         prefix, suffix = _common_ends(old_text, new_text)
         span = old_text[prefix : len(old_text) - suffix]
-        new_state = FragState(
+        new_state, change = _changed(
+            step,
+            "app",
+            state,
             Fragment(fragment.id, text=new_text),
             len(new_text),
             tokens,
-            None,
-            None,
-            _new_version(state),
-        )
-        change = ContextChange(
-            id=step.id,
-            kind="app",
-            fragment_id=fragment.id,
-            before_chars=state.chars,
-            after_chars=len(new_text),
             removed_chars=len(span),
             added_chars=len(new_text) - prefix - suffix,
-            before_tokens=state.tokens,
-            after_tokens=tokens,
         )
         return Candidate(step, new_state, change, (old_text,) if span else ())
     old_messages = fragment.messages or ()
@@ -777,26 +763,19 @@ def _app(step: AppStep, state: FragState, context: StepContext) -> Effects[Candi
     removed_chars = sum(sizes[index] for index in removed_indices)
     chars = sum(new_profile.sizes)
     kept = len(old_messages) - len(removed)
-    new_state = FragState(
+    new_state, change = _changed(
+        step,
+        "app",
+        state,
         Fragment(fragment.id, messages=tuple(new_messages)),
         chars,
         None if new_token_sizes is None else sum(new_token_sizes),
-        new_profile,
-        new_token_sizes,
-        _new_version(state),
-    )
-    change = ContextChange(
-        id=step.id,
-        kind="app",
-        fragment_id=fragment.id,
-        before_chars=state.chars,
-        after_chars=chars,
+        profile=new_profile,
+        token_sizes=new_token_sizes,
         removed_messages=len(removed),
         removed_chars=removed_chars,
         added_messages=len(new_messages) - kept,
         added_chars=chars - (state.chars - removed_chars),
-        before_tokens=state.tokens,
-        after_tokens=new_state.tokens,
     )
     return Candidate(step, new_state, change, removed, Remap(source, removed_indices))
 
