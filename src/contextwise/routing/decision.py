@@ -441,8 +441,8 @@ async def decide_choice(
         state: The JSON state the decision is made from.
         min_confidence: The threshold from 0 to 1 that the confidence must reach to be selected.
         key: The key the question is sent under, and the answer is read from.
-        timeout: The most seconds to wait for an async provider; ``None`` waits as long as it
-            takes.
+        timeout: The maximum number of seconds to wait for an async provider; ``None`` waits as
+            long as it takes.
 
     Returns:
         The validated choice, its confidence, the reason, the usage and the duration.
@@ -523,14 +523,15 @@ def decide_choice_sync(
         state: The JSON state the decision is made from.
         min_confidence: The threshold from 0 to 1 that the confidence must reach to be selected.
         key: The key the question is sent under, and the answer is read from.
-        timeout: The most seconds to wait for an async provider; ``None`` waits as long as it
-            takes.
+        timeout: The maximum number of seconds to wait for an async provider; ``None`` waits as
+            long as it takes.
 
     Returns:
         The validated choice, its confidence, the reason, the usage and the duration.
 
     Raises:
-        RoutingConfigurationError: When the state, ``min_confidence`` or ``timeout`` is invalid.
+        RoutingConfigurationError: When the state is not lossless JSON, or ``min_confidence`` or
+            ``timeout`` is invalid; nothing is sent then.
         DecisionTimeoutError: When ``timeout`` expires, or the provider raises it.
         DecisionResponseError: When the answer is malformed or missing.
         ProviderUnavailableError: When the provider raises it.
@@ -573,7 +574,8 @@ async def call_provider(
     Args:
         provider: The decision provider to ask.
         request: The request to send.
-        timeout: The most seconds to wait for an async answer; ``None`` waits without limit.
+        timeout: The maximum number of seconds to wait for an async answer; ``None`` waits
+            without limit.
 
     Returns:
         Whatever the provider returned, not yet validated.

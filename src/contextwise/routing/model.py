@@ -149,8 +149,8 @@ class ModelRouting:
         state: A function (sync or async) that builds the decision state from the
             :class:`RoutingContext`; by default the state holds the instructions, the step, the
             active model, the tools and the messages without reasoning blocks.
-        timeout: The most seconds to wait for the provider's answer; ``None`` waits as long as
-            it takes. A timeout counts as an outage of the provider.
+        timeout: The maximum number of seconds to wait for the provider's answer; ``None``
+            waits as long as it takes. A timeout counts as an outage of the provider.
 
     Raises:
         RoutingConfigurationError: When a field is invalid, as listed above.
@@ -228,7 +228,7 @@ class ModelRouting:
     """The function that builds the decision state, or ``None`` for the default state."""
 
     timeout: float | None
-    """The most seconds to wait for the provider's answer, or ``None``."""
+    """The maximum number of seconds to wait for the provider's answer, or ``None``."""
 
     _effort_sent: Mapping[str, Effort | None]
 
