@@ -214,6 +214,9 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "Message {index} must be a mapping, a LangChain message or a pydantic-ai message, got "
             "a value of type {type_name}."
         ),
+        "invalid_part_estimate_type": N_(
+            "part_estimate must be a PartEstimate, got a value of type {type_name}."
+        ),
         "invalid_message_field": N_(
             "The field '{field}' of message {index} has a value of type {type_name}, which this "
             "field does not accept."

@@ -10,6 +10,7 @@ sync and the async entry points share this one implementation.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -30,13 +31,13 @@ from contextwise.messages import (
     ChatMessage,
     find_orphan_results,
     message_chars,
-    message_text,
     tool_call_ids,
     tool_result_ids,
 )
 from contextwise.policy.fragments import Fragment, RemovedItem
 from contextwise.policy.model import AppStep, CompressStep, ContextStep, StepKind, TrimStep
 from contextwise.policy.report import ChangeError, ContextChange
+from contextwise.shapes import PartEstimate, read_message, summary_message
 from contextwise.tokens import TokenCounter, check_count
 
 T = TypeVar("T")
@@ -44,9 +45,11 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Measure:
-    """How sizes are measured: characters always, tokens when a counter is given."""
+    """How sizes are measured: characters always, tokens when a counter is given; parts without
+    text by the part estimate."""
 
     counter: TokenCounter | None
+    part_estimate: PartEstimate | None = None
 
     def text_tokens(self, text: str) -> int:
         """Count the tokens of a text with the counter, checking the result."""
@@ -54,10 +57,25 @@ class Measure:
         return check_count(self.counter.count(text), str(getattr(self.counter, "id", "?")))
 
     def message_tokens(self, messages: Sequence[ChatMessage]) -> list[int] | None:
-        """Count the tokens of each message through its text, or ``None`` without a counter."""
+        """Count the tokens of each message, or ``None`` without a counter: its text through the
+        counter, plus its estimated parts at the estimate's characters per token."""
         if self.counter is None:
             return None
-        return [self.text_tokens(message_text(message)) for message in messages]
+        return [self.one_message_tokens(message) for message in messages]
+
+    def one_message_tokens(self, message: ChatMessage) -> int:
+        """Count the tokens of one message (with a counter)."""
+        pieces: list[str] = []
+        facts = read_message(message, part_estimate=self.part_estimate, sink=pieces)
+        tokens = self.text_tokens("\n".join(pieces))
+        if facts.estimated_chars:
+            estimate = self.part_estimate or PartEstimate()
+            tokens += math.ceil(facts.estimated_chars / estimate.chars_per_token)
+        return tokens
+
+    def profile(self, messages: Sequence[ChatMessage]) -> Profile:
+        """Measure each message's characters and role once."""
+        return profile_messages(messages, self.part_estimate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +101,7 @@ def measure_fragment(fragment: Fragment, measure: Measure, version: int) -> Frag
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = profile_messages(messages)
+    profile = measure.profile(messages)
     token_sizes = measure.message_tokens(messages)
     return FragState(
         fragment,
@@ -503,13 +521,15 @@ def _compress_messages(
     reply = yield from _call_step(step, state, context, copy.deepcopy(replaced))
     if isinstance(reply, Candidate):
         return reply
-    checked = _checked_summary(step, state, reply.value, replaced_chars, context.measure)
+    checked = _checked_summary(
+        step, state, _summary_message(step, reply.value, replaced[0]), replaced_chars, context
+    )
     if isinstance(checked, Candidate):
         return checked
     summary, summary_chars, summary_tokens = checked
     new_profile = Profile(
         splice(profile.sizes, start, stop, stay, [summary_chars]),
-        splice(profile.roles, start, stop, stay, [summary.get("role")]),
+        splice(profile.roles, start, stop, stay, [read_message(summary).role]),
         profile.plain and profile_messages([summary]).plain,
     )
     new_token_sizes: list[int] | None = None
@@ -533,21 +553,25 @@ def _compress_messages(
 
 
 def _checked_summary(
-    step: CompressStep, state: FragState, result: object, replaced_chars: int, measure: Measure
+    step: CompressStep,
+    state: FragState,
+    summary: object,
+    replaced_chars: int,
+    context: StepContext,
 ) -> tuple[ChatMessage, int, int | None] | Candidate:
     """The summary a compressor returned, with its characters and tokens, or the failed step."""
     params = _params(step)
-    summary = _summary_message(step, result)
-    if summary is None:
+    measure = context.measure
+    if isinstance(summary, _NotAMessage):
         return _step_failed(
-            step, state, "compressor_invalid_result", type_name=type(result).__name__, **params
+            step, state, "compressor_invalid_result", type_name=summary.type_name, **params
         )
     measured = _measure_new(
         step,
         state,
         lambda: (
-            message_chars(summary),
-            None if measure.counter is None else measure.text_tokens(message_text(summary)),
+            message_chars(summary, part_estimate=measure.part_estimate),
+            None if measure.counter is None else measure.one_message_tokens(summary),
         ),
     )
     if isinstance(measured, Candidate):
@@ -567,13 +591,25 @@ def _checked_summary(
     return summary, summary_chars, summary_tokens
 
 
-def _summary_message(step: CompressStep, result: object) -> ChatMessage | None:
-    """The summary message a compressor returned (a string becomes a message), or ``None``."""
+@dataclass(frozen=True, slots=True)
+class _NotAMessage:
+    """What a compressor returned when it is neither text nor a message."""
+
+    type_name: str
+
+
+def _summary_message(step: CompressStep, result: object, like: ChatMessage) -> object:
+    """The summary message a compressor returned: a string becomes a message in the shape of the
+    first message it replaces; a mapping is copied; a message object is kept as it is."""
     if isinstance(result, str):
-        return {"role": step.summary_role, "content": result}
+        return summary_message(result, step.summary_role, like)
     if isinstance(result, Mapping):
         return dict(result)
-    return None
+    try:
+        read_message(result)
+    except ContextwiseError:
+        return _NotAMessage(type(result).__name__)
+    return result
 
 
 # --- app -------------------------------------------------------------------------------------
@@ -632,7 +668,7 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
     measured = _measure_new(
         step,
         state,
-        lambda: (profile_messages(new_messages), measure.message_tokens(new_messages)),
+        lambda: (measure.profile(new_messages), measure.message_tokens(new_messages)),
     )
     if isinstance(measured, Candidate):
         return measured
@@ -642,6 +678,11 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
     chars = sum(new_profile.sizes)
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
     removed_indices, source = _match(old_messages, new_messages)
+    # The app worked on copies: a message it kept unchanged is the caller's own object again.
+    new_messages = tuple(
+        message if index is None else old_messages[index]
+        for message, index in zip(new_messages, source, strict=True)
+    )
     removed = tuple(old_messages[index] for index in removed_indices)
     removed_chars = sum(state.sizes[index] for index in removed_indices)
     new_state, change = _changed(

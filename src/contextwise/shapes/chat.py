@@ -55,8 +55,7 @@ def read_chat(message: Mapping[str, Any], reader: Reader) -> MessageFacts:
             reader.bad("function_call", function_call)
         read_call(function_call, reader, "function_call")
     facts.shape = shape
-    facts.chars, facts.estimated_parts = reader.chars, reader.estimated
-    return facts
+    return reader.finish(facts)
 
 
 def chat_role(message: Mapping[str, Any], index: int) -> Role:

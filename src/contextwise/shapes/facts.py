@@ -59,6 +59,9 @@ class MessageFacts:
     """How many of its parts were measured by an estimate (images, audio, files, encrypted
     reasoning)."""
 
+    estimated_chars: int = 0
+    """The characters of :attr:`chars` that come from estimates rather than from text."""
+
     calls: list[CallKey] = field(default_factory=list)
     """The keys of the tool calls it makes, in order."""
 
@@ -94,7 +97,7 @@ class Reader:
         sink: The list that receives the message's text pieces, or ``None``.
     """
 
-    __slots__ = ("chars", "estimate", "estimated", "index", "sink")
+    __slots__ = ("chars", "estimate", "estimated", "estimated_chars", "index", "sink")
 
     def __init__(self, index: int, estimate: PartEstimate, sink: list[str] | None) -> None:
         self.index = index
@@ -102,6 +105,7 @@ class Reader:
         self.sink = sink
         self.chars = 0
         self.estimated = 0
+        self.estimated_chars = 0
 
     def text(self, value: object, where: str) -> None:
         """Count a text field: ``None`` counts zero, a string its length, anything else is an
@@ -122,6 +126,7 @@ class Reader:
         """Count a part measured by an estimate."""
         self.chars += chars
         self.estimated += 1
+        self.estimated_chars += chars
 
     def bad(self, where: str, value: object) -> NoReturn:
         """Raise the error of a field whose type the shape does not allow."""
@@ -132,9 +137,12 @@ class Reader:
             type_name=type(value).__name__,
         )
 
-    def facts(self, shape: MessageShape, role: Role) -> MessageFacts:
-        """The record of the message read so far."""
-        return MessageFacts(shape, role, self.chars, self.estimated)
+    def finish(self, facts: MessageFacts) -> MessageFacts:
+        """Copy the sizes read so far into a message's record, and return it."""
+        facts.chars = self.chars
+        facts.estimated_parts = self.estimated
+        facts.estimated_chars = self.estimated_chars
+        return facts
 
 
 def compact_json(value: object) -> str:

@@ -52,8 +52,7 @@ def read_content(content: Mapping[str, Any], reader: Reader) -> MessageFacts:
     facts.only_results = facts.has_results and not other
     if role == "tool":
         facts.has_results = facts.only_results = True
-    facts.chars, facts.estimated_parts = reader.chars, reader.estimated
-    return facts
+    return reader.finish(facts)
 
 
 def _role(content: Mapping[str, Any], index: int) -> Role:

@@ -77,8 +77,7 @@ def read_langchain(message: Any, reader: Reader) -> MessageFacts:
             facts.results.append(answered)
     elif role == "assistant":
         _calls(message, reader, facts)
-    facts.chars, facts.estimated_parts = reader.chars, reader.estimated
-    return facts
+    return reader.finish(facts)
 
 
 def _role(message: Any, index: int) -> Role:

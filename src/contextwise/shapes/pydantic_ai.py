@@ -61,8 +61,7 @@ def read_pydantic_ai(message: Any, reader: Reader) -> MessageFacts:
     reader.text(getattr(message, "instructions", None), "instructions")
     if kind == "request":
         facts.role = _request_role(kinds, facts)
-    facts.chars, facts.estimated_parts = reader.chars, reader.estimated
-    return facts
+    return reader.finish(facts)
 
 
 def _request_role(kinds: set[str], facts: MessageFacts) -> Role:

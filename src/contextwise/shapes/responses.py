@@ -98,8 +98,7 @@ def read_item(item: Mapping[str, Any], kind: str, reader: Reader) -> MessageFact
         _outputs(item.get("outputs"), reader)
     elif kind == "compaction":
         _encrypted(item.get("encrypted_content"), reader)
-    facts.chars, facts.estimated_parts = reader.chars, reader.estimated
-    return facts
+    return reader.finish(facts)
 
 
 def _key(value: object, keys: list[str | tuple[str, str]]) -> None:
