@@ -92,8 +92,14 @@ def render(shape: str, drawn: list[tuple[Any, ...]]) -> History:
         elif kind == "assistant":
             _assistant(shape, history, event[1], event[2])
         elif kind == "hosted":
-            history.add({"type": "web_search_call", "id": f"ws{number}", "status": "completed",
-                         "action": {"type": "search", "query": event[1]}})
+            history.add(
+                {
+                    "type": "web_search_call",
+                    "id": f"ws{number}",
+                    "status": "completed",
+                    "action": {"type": "search", "query": event[1]},
+                }
+            )
         else:
             _tools(shape, history, number, event[1], event[2], event[3])
     return history
@@ -131,11 +137,22 @@ def _assistant(shape: str, history: History, text: str, reasoning: bool) -> None
         history.add({"role": "assistant", "content": [{"type": "text", "text": text}]})
     elif shape == "openai-responses":
         if reasoning:
-            history.add({"type": "reasoning", "id": f"rs{len(history.messages)}",
-                         "summary": [{"type": "summary_text", "text": "why"}],
-                         "encrypted_content": "gAAA" * 5}, reasoning=True)
-        history.add({"type": "message", "role": "assistant",
-                     "content": [{"type": "output_text", "text": text}]})
+            history.add(
+                {
+                    "type": "reasoning",
+                    "id": f"rs{len(history.messages)}",
+                    "summary": [{"type": "summary_text", "text": "why"}],
+                    "encrypted_content": "gAAA" * 5,
+                },
+                reasoning=True,
+            )
+        history.add(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text}],
+            }
+        )
     elif shape == "gemini":
         history.add({"role": "model", "parts": [{"text": text}]})
     elif shape == "langchain":
@@ -149,38 +166,84 @@ def _tools(
 ) -> None:
     ids = [f"c{number}_{index}" for index in range(count)]
     if shape == "openai-chat":
-        history.add({"role": "assistant", "content": None, "tool_calls": [
-            {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}}
-            for i in ids]}, calls=ids)
+        history.add(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                    for i in ids
+                ],
+            },
+            calls=ids,
+        )
         for i in ids:
             history.add({"role": "tool", "tool_call_id": i, "content": "r" * variant}, results=[i])
     elif shape == "anthropic":
-        history.add({"role": "assistant", "content": [
-            {"type": "tool_use", "id": i, "name": "f", "input": {"n": variant}} for i in ids]},
-            calls=ids)
-        history.add({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]},
-            results=ids)
+        history.add(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": i, "name": "f", "input": {"n": variant}} for i in ids
+                ],
+            },
+            calls=ids,
+        )
+        history.add(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids
+                ],
+            },
+            results=ids,
+        )
     elif shape == "openai-responses":
         if reasoning:
             history.add({"type": "reasoning", "id": f"rs{number}", "summary": []}, reasoning=True)
         kind = _TOOL_KINDS[variant]
         for i in ids:
-            history.add({"type": kind, "call_id": i, "name": "f", "arguments": "{}",
-                         "action": {"type": "exec", "command": ["ls"]}}, calls=[i])
+            history.add(
+                {
+                    "type": kind,
+                    "call_id": i,
+                    "name": "f",
+                    "arguments": "{}",
+                    "action": {"type": "exec", "command": ["ls"]},
+                },
+                calls=[i],
+            )
         for i in ids:
             history.add({"type": f"{kind}_output", "call_id": i, "output": "done"}, results=[i])
     elif shape == "gemini":
         named = variant % 2 == 0  # without ids: paired by order and name
-        history.add({"role": "model", "parts": [
-            {"functionCall": {"name": f"f{i}", "args": {}} | ({} if named else {"id": i})}
-            for i in ids]}, calls=ids)
-        history.add({"role": "user", "parts": [
-            {"functionResponse": {"name": f"f{i}", "response": {"ok": 1}}
-             | ({} if named else {"id": i})} for i in ids]}, results=ids)
+        history.add(
+            {
+                "role": "model",
+                "parts": [
+                    {"functionCall": {"name": f"f{i}", "args": {}} | ({} if named else {"id": i})}
+                    for i in ids
+                ],
+            },
+            calls=ids,
+        )
+        history.add(
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {"name": f"f{i}", "response": {"ok": 1}}
+                        | ({} if named else {"id": i})
+                    }
+                    for i in ids
+                ],
+            },
+            results=ids,
+        )
     elif shape == "langchain":
-        history.add(AIMessage("", tool_calls=[{"id": i, "name": "f", "args": {}} for i in ids]),
-                    calls=ids)
+        history.add(
+            AIMessage("", tool_calls=[{"id": i, "name": "f", "args": {}} for i in ids]), calls=ids
+        )
         for i in ids:
             history.add(ToolMessage("r" * variant, tool_call_id=i), results=[i])
     else:
@@ -217,8 +280,13 @@ def check_whole(kept: list[int], history: History) -> None:
 
 
 def _policy(grouping: str, keep_groups: int, target: int | None, kind: str) -> ContextPolicy:
-    step: dict[str, Any] = {"id": "s", "kind": kind, "fragmentId": "h",
-                            "grouping": {"kind": grouping}, "keepGroups": keep_groups}
+    step: dict[str, Any] = {
+        "id": "s",
+        "kind": kind,
+        "fragmentId": "h",
+        "grouping": {"kind": grouping},
+        "keepGroups": keep_groups,
+    }
     if kind == "trim" and target is not None:
         step["targetChars"] = target
     if kind == "compress":
@@ -256,8 +324,9 @@ def test_trim_keeps_units_whole_and_returns_the_callers_objects(
 
 @pytest.mark.parametrize("shape", SHAPES)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(drawn=events, grouping=st.sampled_from(["user-turn", "message"]),
-       keep_groups=st.integers(0, 2))
+@given(
+    drawn=events, grouping=st.sampled_from(["user-turn", "message"]), keep_groups=st.integers(0, 2)
+)
 def test_compress_hands_over_and_returns_the_fragments_shape(
     shape: str, drawn: list[tuple[Any, ...]], grouping: str, keep_groups: int
 ) -> None:

@@ -9,6 +9,7 @@ conversation has no tool calls.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -17,7 +18,14 @@ from operator import eq
 from typing import Any, Final, TypeAlias, TypeVar
 
 from contextwise.errors import InvalidTypeError
-from contextwise.shapes import PINNED_ROLES, CallKey, MessageFacts, PartEstimate, read_message
+from contextwise.shapes import (
+    DEFAULT_PART_ESTIMATE,
+    PINNED_ROLES,
+    CallKey,
+    MessageFacts,
+    PartEstimate,
+    read_message,
+)
 
 T = TypeVar("T")
 
@@ -112,6 +120,20 @@ def profile_messages(items: Sequence[Message], estimate: PartEstimate | None = N
     profile.facts = facts
     profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
     return profile
+
+
+def message_tokens(
+    message: Message, count: Callable[[str], int], estimate: PartEstimate | None = None
+) -> int:
+    """The tokens of one message: its text through ``count``, plus its estimated parts at the
+    estimate's characters per token (parts without text are not free in tokens either)."""
+    pieces: list[str] = []
+    facts = read_message(message, part_estimate=estimate, sink=pieces)
+    tokens = count("\n".join(pieces))
+    if facts.estimated_chars:
+        per_token = (estimate or DEFAULT_PART_ESTIMATE).chars_per_token
+        tokens += math.ceil(facts.estimated_chars / per_token)
+    return tokens
 
 
 def read_all(items: Sequence[Message], estimate: PartEstimate | None = None) -> list[MessageFacts]:

@@ -10,7 +10,6 @@ sync and the async entry points share this one implementation.
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -19,6 +18,7 @@ from typing import Any, TypeVar
 from contextwise._effects import Effects, Invoke, Reply
 from contextwise._layout import (
     Profile,
+    message_tokens,
     older_groups,
     pinned_between,
     profile_messages,
@@ -65,13 +65,7 @@ class Measure:
 
     def one_message_tokens(self, message: ChatMessage) -> int:
         """Count the tokens of one message (with a counter)."""
-        pieces: list[str] = []
-        facts = read_message(message, part_estimate=self.part_estimate, sink=pieces)
-        tokens = self.text_tokens("\n".join(pieces))
-        if facts.estimated_chars:
-            estimate = self.part_estimate or PartEstimate()
-            tokens += math.ceil(facts.estimated_chars / estimate.chars_per_token)
-        return tokens
+        return message_tokens(message, self.text_tokens, self.part_estimate)
 
     def profile(self, messages: Sequence[ChatMessage]) -> Profile:
         """Measure each message's characters and role once."""

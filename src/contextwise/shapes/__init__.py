@@ -29,7 +29,7 @@ from contextwise.shapes.facts import (
     MessageShape,
     Role,
 )
-from contextwise.shapes.read import message_shape, read_message
+from contextwise.shapes.read import message_shape, plain_message, read_message
 from contextwise.shapes.summary import SummaryRole, summary_message
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "image_size",
     "image_tokens",
     "message_shape",
+    "plain_message",
     "read_message",
     "summary_message",
 ]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.chat import read_chat
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartEstimate
-from contextwise.shapes.facts import MessageFacts, MessageShape, Reader
+from contextwise.shapes.facts import MessageFacts, MessageShape, Reader, compact_json
 from contextwise.shapes.gemini import read_content
 from contextwise.shapes.langchain import is_langchain, read_langchain
 from contextwise.shapes.pydantic_ai import is_pydantic_ai, read_pydantic_ai
@@ -94,3 +95,53 @@ def message_shape(message: object) -> MessageShape:
         'openai-chat'
     """
     return read_message(message).shape
+
+
+def plain_message(message: object) -> Any:
+    """Return a message as JSON-ready data, for a decision model to read.
+
+    A mapping is returned as it is. A LangChain message becomes ``{"role", "content"}`` with its
+    ``tool_calls`` or ``tool_call_id``; a pydantic-ai message becomes ``{"role", "content"}``
+    whose content lists its parts (``type`` is the part kind), thinking parts left out. Values
+    that are not JSON become their ``str``.
+
+    Args:
+        message: A message in any supported shape.
+
+    Returns:
+        The mapping.
+
+    Raises:
+        InvalidValueError: When no shape recognises the message.
+        InvalidTypeError: When the message is neither a mapping nor a supported object.
+
+    Examples:
+        >>> plain_message({"role": "user", "content": "Hi"})
+        {'role': 'user', 'content': 'Hi'}
+    """
+    if isinstance(message, Mapping):
+        return message
+    facts = read_message(message)
+    data: dict[str, Any] = {"role": facts.role}
+    if facts.shape == "langchain":
+        data["content"] = getattr(message, "content", "")
+        calls = getattr(message, "tool_calls", None)
+        if calls:
+            data["tool_calls"] = list(calls)
+        if facts.role == "tool":
+            data["tool_call_id"] = getattr(message, "tool_call_id", None)
+    else:
+        parts = []
+        for part in getattr(message, "parts", ()):
+            kind = getattr(part, "part_kind", None)
+            if kind == "thinking":
+                continue
+            entry: dict[str, Any] = {"type": kind}
+            for name in ("content", "tool_name", "args", "tool_call_id"):
+                value = getattr(part, name, None)
+                if value is not None:
+                    entry[name] = value
+            parts.append(entry)
+        data["content"] = parts
+    result: dict[str, Any] = json.loads(compact_json(data))
+    return result
