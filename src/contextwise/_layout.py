@@ -26,6 +26,7 @@ from contextwise.shapes import (
     PartEstimate,
     read_message,
 )
+from contextwise.shapes.langchain import plain_langchain
 
 T = TypeVar("T")
 
@@ -115,6 +116,10 @@ def profile_messages(items: Sequence[Message], estimate: PartEstimate | None = N
                     return Profile(list(map(str.__len__, contents)), roles, True, pinned_roles)
         except TypeError:
             pass  # not all dicts, or unhashable roles: the checked path below reports it
+        if not isinstance(items[0], dict):
+            plain = plain_langchain(items)
+            if plain is not None:
+                return Profile(*plain[:2], True, plain[2])
     facts = read_all(items, estimate)
     profile = Profile([fact.chars for fact in facts], [fact.role for fact in facts], False)
     profile.facts = facts

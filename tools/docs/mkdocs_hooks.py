@@ -24,6 +24,7 @@ GUIDES = (
     "tokens",
     "effort",
     "messages",
+    "message-shapes",
     "context-policies",
     "model-routing",
     "harness-step",
