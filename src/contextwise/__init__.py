@@ -20,7 +20,9 @@ from contextwise.errors import (
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
+    LANGUAGES,
     SUPPORTED_LOCALES,
+    Language,
     Locale,
     get_locale,
     normalize_locale,
@@ -119,6 +121,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_TRIM_MARKER",
+    "LANGUAGES",
     "SUPPORTED_LOCALES",
     "AppMutation",
     "AppStep",
@@ -164,6 +167,7 @@ __all__ = [
     "GroupingKind",
     "InvalidTypeError",
     "InvalidValueError",
+    "Language",
     "Locale",
     "MessageGroup",
     "MessageLayout",
