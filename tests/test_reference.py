@@ -2,9 +2,9 @@
 
 The fixture package (``tests/fixtures/refpkg``) holds one object of each kind the generator
 documents; its committed pages under ``docs/{en,fr,zh}/reference`` are the golden files, produced
-by ``gen_sdk_reference.py --root tests/fixtures/refpkg --package samplepkg render``. Its French
-catalog leaves one message untranslated and one fuzzy, its Chinese catalog one untranslated, so
-the golden pages also pin the English fallback and its marker.
+by ``python -m tools.docs.gen_sdk_reference --root tests/fixtures/refpkg --package samplepkg
+render``. Its French catalog leaves one message untranslated and one fuzzy, its Chinese catalog
+one untranslated, so the golden pages also pin the English fallback and its marker.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import gen_sdk_reference
 import pytest
 from babel.messages.catalog import Catalog
-from sdkref import project
-from sdkref.model import Msg, Reference, TypeExpr
-from sdkref.render import MARKER, Renderer
-from sdkref.stats import coverage, status
 
 from conftest import ROOT
+from tools.docs import gen_sdk_reference
+from tools.docs.sdkref import project
+from tools.docs.sdkref.model import Msg, Reference, TypeExpr
+from tools.docs.sdkref.render import MARKER, Renderer
+from tools.docs.sdkref.stats import coverage, status
 
 FIXTURE = ROOT / "tests" / "fixtures" / "refpkg"
 SAMPLE = project.Project(root=FIXTURE, package="samplepkg")
@@ -51,7 +51,7 @@ def test_the_reference_is_fresh() -> None:
     _, files = project.generate(target)
     problems = project.check(target, files)
     assert not problems, (
-        "the reference is stale; run `python tools/docs/gen_sdk_reference.py render`:\n"
+        "the reference is stale; run `python -m tools.docs.gen_sdk_reference render`:\n"
         + "\n".join(problems)
     )
 
@@ -92,7 +92,7 @@ def test_core_pages_are_fully_translated(page: str) -> None:
 def test_golden_pages_match_the_generator() -> None:
     _, files = project.generate(SAMPLE)
     assert project.check(SAMPLE, files) == [], (
-        "regenerate with `python tools/docs/gen_sdk_reference.py --root tests/fixtures/refpkg "
+        "regenerate with `python -m tools.docs.gen_sdk_reference --root tests/fixtures/refpkg "
         "--package samplepkg render` and review the diff"
     )
 

@@ -7,29 +7,16 @@ French or Chinese page is still the English text outside its code blocks.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tools.i18n import catalogs
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 LOCALES = ("fr", "zh")
-
-
-def _catalogs() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("catalogs", ROOT / "tools/i18n/catalogs.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("catalogs", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-catalogs = _catalogs()
 
 
 def hand_written_pages() -> list[Path]:

@@ -1,7 +1,7 @@
 """Generate docs/en/schema/context-policy.schema.json, or check that it is fresh.
 
-python tools/schema/gen_policy_schema.py           # write the schema when it changed
-python tools/schema/gen_policy_schema.py --check   # exit 1 when the file is stale
+python -m tools.schema.gen_policy_schema           # write the schema when it changed
+python -m tools.schema.gen_policy_schema --check   # exit 1 when the file is stale
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         if is_fresh():
             return 0
-        print(f"stale: {SCHEMA_PATH.relative_to(ROOT)}; run {Path(__file__).name}", file=sys.stderr)
+        stale = SCHEMA_PATH.relative_to(ROOT)
+        print(f"stale: {stale}; run python -m tools.schema.gen_policy_schema", file=sys.stderr)
         return 1
     if not is_fresh():
         SCHEMA_PATH.parent.mkdir(parents=True, exist_ok=True)
