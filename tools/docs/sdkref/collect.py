@@ -412,7 +412,7 @@ class Collector:
     def function(
         self, fn: Any, path: str, anchor: str, heading: str, *, method: bool = False
     ) -> Function:
-        doc = self.doc(fn, path)
+        doc = self.with_async_twin(fn, path, self.doc(fn, path))
         parameters = list(fn.parameters)
         if method and "staticmethod" not in fn.labels and parameters:
             parameters = parameters[1:]
@@ -446,6 +446,29 @@ class Collector:
             heading=heading,
         )
         return result
+
+    def with_async_twin(self, fn: Any, path: str, doc: Doc) -> Doc:
+        """Fill a sync function's missing Args, Returns and Raises from its async twin.
+
+        The twin of ``X`` is ``aX`` beside it (in the same module or class): ``route`` and
+        ``aroute``, ``prepare_step`` and ``aprepare_step``. A sync face's docstring is a summary
+        and an example; what it takes, returns and raises is written once, on the async twin, and
+        the messages keep the twin's context, so a translator sees each text once.
+        """
+        if "async" in fn.labels or fn.parent is None:
+            return doc
+        twin = fn.parent.members.get(f"a{fn.name}")
+        if twin is None or twin.is_alias or twin.kind is not griffe.Kind.FUNCTION:
+            return doc
+        if "async" not in twin.labels:
+            return doc
+        twin_doc = self.doc(twin, f"{path.rpartition('.')[0]}.a{fn.name}")
+        return dataclasses.replace(
+            doc,
+            params=doc.params or twin_doc.params,
+            returns=doc.returns or twin_doc.returns,
+            raises=doc.raises or twin_doc.raises,
+        )
 
     def _param(self, param: Any, doc: Doc) -> Param:
         variadic = param.kind in (_KINDS.var_positional, _KINDS.var_keyword)
