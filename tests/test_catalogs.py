@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 
-from tools.i18n import catalogs
+from tools.i18n import catalogs, languages
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +19,7 @@ def test_the_template_is_fresh() -> None:
     )
 
 
-@pytest.mark.parametrize("locale", ["fr", "zh"])
+@pytest.mark.parametrize("locale", languages.translated())
 def test_each_catalog_is_complete(locale: str) -> None:
     template = catalogs.read_catalog(ROOT / "locales" / "contextwise.pot")
     catalog = catalogs.read_catalog(catalogs.po_path(locale), locale)

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from tools.i18n import languages
 
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,})(?P<lang>[\w+-]*)\s*$")
@@ -128,7 +129,7 @@ def test_python_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_the_home_pages_have_a_quick_start_that_runs() -> None:
-    for language in ("en", "fr", "zh"):
+    for language in languages.codes():
         home = DOCS / language / "index.md"
         assert home in _with_python(_pages()), f"{home.relative_to(ROOT)} has no Python example"
 

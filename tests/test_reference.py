@@ -9,38 +9,27 @@ one untranslated, so the golden pages also pin the English fallback and its mark
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
 
 from conftest import ROOT
-from tools.docs import gen_sdk_reference
+from support.reference import FIXTURE, cli, copy_fixture, golden
 from tools.docs.sdkref import project
 from tools.docs.sdkref.model import Msg, Reference, TypeExpr
 from tools.docs.sdkref.render import MARKER, Renderer
 from tools.docs.sdkref.stats import coverage, status
+from tools.i18n import languages
 
-FIXTURE = ROOT / "tests" / "fixtures" / "refpkg"
 SAMPLE = project.Project(root=FIXTURE, package="samplepkg")
-LANGUAGES = ("en", "fr", "zh")
-
-
-def _golden(language: str, page: str) -> str:
-    return (FIXTURE / "docs" / language / "reference" / f"{page}.md").read_text(encoding="utf-8")
-
-
-def _cli(root: Path, *args: str) -> int:
-    return gen_sdk_reference.main(["--root", str(root), "--package", "samplepkg", *args])
+LANGUAGES = languages.codes()
 
 
 @pytest.fixture
 def sample_copy(tmp_path: Path) -> Path:
     """A scratch copy of the fixture project, free to change."""
-    target = tmp_path / "refpkg"
-    shutil.copytree(FIXTURE, target, ignore=shutil.ignore_patterns("__pycache__"))
-    return target
+    return copy_fixture(tmp_path)
 
 
 # -- the project's own reference ---------------------------------------------------------------
@@ -152,7 +141,7 @@ LAYOUT = {
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_golden_layout(language: str) -> None:
-    lines = _golden(language, "shapes").splitlines()
+    lines = golden(language, "shapes").splitlines()
     for expected in LAYOUT[language]:
         assert expected in lines, f"{language}: missing line {expected!r}"
     text = "\n".join(lines)
@@ -165,14 +154,14 @@ def test_golden_layout(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_types_link_to_their_page_in_the_same_language(language: str) -> None:
-    tools = _golden(language, "tools")
+    tools = golden(language, "tools")
     assert "<code>[Unit](shapes.md#Unit) &#124; None</code>" in tools
     assert "<code>[Counter](#Counter) &#124; None</code>" in tools
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_pydantic_decides_required_and_default(language: str) -> None:
-    shapes = _golden(language, "shapes")
+    shapes = golden(language, "shapes")
     yes, no = {"en": ("yes", "no"), "fr": ("oui", "non"), "zh": ("是", "否")}[language]
     # `label: str | None = Field(...)` looks defaulted to a reader; pydantic says it is required.
     assert f"| `label` | <code>str &#124; None</code> |  | {yes} |" in shapes
@@ -190,7 +179,7 @@ PROPERTIES = {
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_models_and_dataclasses_show_their_properties(language: str) -> None:
     label, header, norm = PROPERTIES[language]
-    shapes = _golden(language, "shapes")
+    shapes = golden(language, "shapes")
     lines = shapes.splitlines()
     # a Properties table after the fields of the pydantic model and of the dataclass
     assert lines.count(label) == 2
@@ -209,7 +198,7 @@ def test_models_and_dataclasses_show_their_properties(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_dataclass_fields_outside_the_constructor_and_static_methods(language: str) -> None:
-    shapes = _golden(language, "shapes")
+    shapes = golden(language, "shapes")
     no = {"en": "no", "fr": "non", "zh": "否"}[language]
     # `kind = field(init=False)`: a documented field, never a constructor parameter
     assert f"| `kind` | <code>str</code> | {no} |" in shapes
@@ -220,28 +209,28 @@ def test_dataclass_fields_outside_the_constructor_and_static_methods(language: s
 
 
 def test_untranslated_and_fuzzy_text_falls_back_to_english_with_a_marker() -> None:
-    assert f"{MARKER} Only squares are supported in this sample." in _golden("fr", "shapes")
-    tools = _golden("fr", "tools")
+    assert f"{MARKER} Only squares are supported in this sample." in golden("fr", "shapes")
+    tools = golden("fr", "tools")
     assert f"{MARKER} Ignored; shows a link to a type documented on another page." in tools
     assert "Ignoré" not in tools  # a fuzzy translation is never published
-    assert f"{MARKER} The errors of samplepkg." in _golden("zh", "errors")
-    assert MARKER not in _golden("en", "shapes")
+    assert f"{MARKER} The errors of samplepkg." in golden("zh", "errors")
+    assert MARKER not in golden("en", "shapes")
 
 
 def test_error_codes_are_translated_from_the_package_catalog() -> None:
-    assert "| `negative_side` | Le côté doit être positif ou nul ; reçu : {value}. |" in _golden(
+    assert "| `negative_side` | Le côté doit être positif ou nul ; reçu : {value}. |" in golden(
         "fr", "errors"
     )
     assert (
         f"| `negative_side` | {MARKER} The side must be zero or more, got {{value}}. |"
-        in _golden("zh", "errors")
+        in golden("zh", "errors")
     )
 
 
 def test_status_page_shows_the_honest_counts() -> None:
-    page = _golden("fr", "translation-status")
+    page = golden("fr", "translation-status")
     assert "| Français | 146 | 144 | 1 | 1 | 98,6 % |" in page
-    assert "| 简体中文 | 146 | 145 | 0 | 1 | 99.3% |" in _golden("zh", "translation-status")
+    assert "| 简体中文 | 146 | 145 | 0 | 1 | 99.3% |" in golden("zh", "translation-status")
 
 
 def _section(page: str, anchor: str) -> list[str]:
@@ -265,7 +254,7 @@ def _documented_part(section: list[str]) -> list[str]:
 def test_a_sync_face_shows_the_parameters_returns_and_raises_of_its_async_twin(
     language: str, sync: str, twin: str
 ) -> None:
-    page = _golden(language, "shapes")
+    page = golden(language, "shapes")
     sync_section, twin_section = _section(page, sync), _section(page, twin)
     assert "async" not in sync_section[3] and "async" in twin_section[3]  # the signatures
     assert _documented_part(sync_section) == _documented_part(twin_section)
@@ -288,14 +277,14 @@ def test_the_texts_a_sync_face_borrows_are_translated_once() -> None:
     assert not [
         c for c in contexts if c.split(":")[0].endswith(".measure") and c.split(":")[1] in borrowed
     ]
-    french = _golden("fr", "shapes")
+    french = golden("fr", "shapes")
     assert (
         french.count(
             "| `factor` | <code>float</code> | `1.0` | non | L'échelle appliquée avant la mesure. |"
         )
         == 2
     )
-    chinese = _golden("zh", "shapes")
+    chinese = golden("zh", "shapes")
     assert chinese.count("缩放后的周长，后跟其单位。") == 2
 
 
@@ -337,7 +326,7 @@ def test_status_counts_fuzzy_and_half_filled_plurals_as_not_translated() -> None
 
 
 def test_stats_prints_the_totals_last(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli(FIXTURE, "stats") == 0
+    assert cli(FIXTURE, "stats") == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[-4].split() == [
         "locale",
@@ -350,7 +339,7 @@ def test_stats_prints_the_totals_last(capsys: pytest.CaptureFixture[str]) -> Non
     assert lines[-3].split() == ["fr", "144", "1", "1", "146", "98.6%"]
     assert lines[-2].split() == ["zh", "145", "0", "1", "146", "99.3%"]
     assert lines[-1] == "release rule (100 % translated, 0 fuzzy): not met"
-    assert _cli(FIXTURE, "stats", "--strict") == 1
+    assert cli(FIXTURE, "stats", "--strict") == 1
 
 
 # -- the commands --------------------------------------------------------------------------------
@@ -361,13 +350,13 @@ def test_render_writes_only_what_changed(
 ) -> None:
     page = sample_copy / "docs/fr/reference/shapes.md"
     other = sample_copy / "docs/zh/reference/shapes.md"
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     assert capsys.readouterr().out.strip() == "the reference is up to date"
     before = other.stat().st_mtime_ns
     page.write_text("edited by hand\n", encoding="utf-8")
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     assert capsys.readouterr().out.split("\n")[0] == "written: docs/fr/reference/shapes.md"
-    assert page.read_text(encoding="utf-8") == _golden("fr", "shapes")
+    assert page.read_text(encoding="utf-8") == golden("fr", "shapes")
     assert other.stat().st_mtime_ns == before
 
 
@@ -379,7 +368,7 @@ def test_check_lists_stale_and_orphan_pages_and_a_stale_template(
     (sample_copy / "docs/en/reference/tools.md").unlink()
     pot = sample_copy / "locales/reference.pot"
     pot.write_text(pot.read_text(encoding="utf-8").replace("Bright red.", "Red."), encoding="utf-8")
-    assert _cli(sample_copy, "render", "--check") == 1
+    assert cli(sample_copy, "render", "--check") == 1
     out = capsys.readouterr().out
     for line in (
         "stale: docs/fr/reference/shapes.md",
@@ -389,9 +378,9 @@ def test_check_lists_stale_and_orphan_pages_and_a_stale_template(
     ):
         assert line in out.splitlines()
     assert (sample_copy / "docs/fr/reference/shapes.md").read_text(encoding="utf-8") == "edited\n"
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     assert not (sample_copy / "docs/zh/reference/removed.md").exists()
-    assert _cli(sample_copy, "render", "--check") == 0
+    assert cli(sample_copy, "render", "--check") == 0
 
 
 def test_a_griffe_warning_fails_the_generator(
@@ -408,7 +397,7 @@ def test_a_griffe_warning_fails_the_generator(
         ),
         encoding="utf-8",
     )
-    assert _cli(sample_copy, "render", "--check") == 2
+    assert cli(sample_copy, "render", "--check") == 2
     assert (
         "Parameter 'language' does not appear in the function signature" in capsys.readouterr().err
     )
@@ -422,7 +411,7 @@ def test_update_keeps_obsolete_entries_and_marks_changes_fuzzy(sample_copy: Path
         "\n        The copy keeps the description; only the length of the sides changes.\n", ""
     )
     shapes.write_text(source, encoding="utf-8")
-    assert _cli(sample_copy, "update") == 0
+    assert cli(sample_copy, "update") == 0
     po = (sample_copy / "locales/fr/LC_MESSAGES/reference.po").read_text(encoding="utf-8")
     changed = po.split('msgctxt "samplepkg.shapes.Color:summary"')[0].rsplit("\n\n", 1)[-1]
     assert "#, fuzzy" in changed
@@ -430,7 +419,7 @@ def test_update_keeps_obsolete_entries_and_marks_changes_fuzzy(sample_copy: Path
     assert '#~ msgstr "La copie garde la description ; seule la longueur des côtés change."' in po
     assert "POT-Creation-Date" not in (sample_copy / "locales/reference.pot").read_text("utf-8")
     # the fuzzy entry is not published: the page shows the new English text, marked
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     page = (sample_copy / "docs/fr/reference/shapes.md").read_text(encoding="utf-8")
     assert f"{MARKER} A fill colour for the shape." in page
 

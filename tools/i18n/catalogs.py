@@ -143,18 +143,18 @@ def domains() -> Iterable[str]:
     return sorted(path.stem for path in LOCALES.glob("*.pot"))
 
 
-def check(root: Path = ROOT) -> list[str]:
-    """What keeps the error catalogs from release: a stale template, a missing, incomplete or
-    fuzzy catalog, for every translated language."""
-    pot = root / "locales" / f"{DOMAIN}.pot"
-    found: list[str] = []
-    if not pot.is_file() or pot.read_text(encoding="utf-8") != render_po(extract_catalog()):
-        found.append(
-            f"{pot.relative_to(root)} is stale: run python -m tools.i18n.catalogs extract"
-        )
+def catalog_problems(
+    domain: str, root: Path = ROOT, locales: Iterable[str] | None = None
+) -> list[str]:
+    """What keeps a domain's catalogs from release in every translated language (or ``locales``).
+
+    A missing catalog, a template message not merged yet, an untranslated or fuzzy entry.
+    """
+    pot = root / "locales" / f"{domain}.pot"
     template_ids = {m.id for m in read_catalog(pot) if m.id} if pot.is_file() else set()
-    for locale in languages.translated():
-        path = root / "locales" / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
+    found: list[str] = []
+    for locale in languages.translated() if locales is None else locales:
+        path = root / "locales" / locale / "LC_MESSAGES" / f"{domain}.po"
         if not path.is_file():
             found.append(f"{path.relative_to(root)} is missing")
             continue
@@ -163,6 +163,15 @@ def check(root: Path = ROOT) -> list[str]:
         found.extend(f"{locale}: missing: {msgid!r}" for msgid in sorted(map(str, missing)))
         found.extend(problems(catalog, locale))
     return found
+
+
+def check(root: Path = ROOT) -> list[str]:
+    """What keeps the error catalogs from release: a stale template, then the catalogs' problems."""
+    pot = root / "locales" / f"{DOMAIN}.pot"
+    found: list[str] = []
+    if not pot.is_file() or pot.read_text(encoding="utf-8") != render_po(extract_catalog()):
+        found.append(f"{pot.relative_to(root)} is stale: run python -m tools.i18n.catalogs extract")
+    return found + catalog_problems(DOMAIN, root)
 
 
 def main(argv: list[str] | None = None) -> int:

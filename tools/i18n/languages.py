@@ -36,9 +36,18 @@ def babel_locale(code: str) -> str:
 
 
 def english_name(code: str) -> str:
-    """The language's English name from CLDR, with its script when it has one.
+    """The language's name in the source language (English) from CLDR, with its script if any.
 
     ``"fr"`` gives ``"French"``, ``"zh"`` (``zh_Hans_CN``) ``"Chinese (Simplified)"``.
     """
     parsed = Locale.parse(babel_locale(code))
-    return str(Locale(parsed.language, script=parsed.script).get_display_name("en"))
+    shown = Locale(parsed.language, script=parsed.script)
+    return str(shown.get_display_name(babel_locale(source())))
+
+
+def native_name(code: str) -> str:
+    """The language's name in itself (``"Français"``), as the site's language switcher shows it."""
+    for language in i18n.LANGUAGES:
+        if language.code == code:
+            return language.native_name
+    return code

@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 from contextwise.policy import context_policy_json_schema
+from tools.i18n import languages
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = ROOT / "docs" / "en" / "schema" / "context-policy.schema.json"
+SCHEMA_PATH = ROOT / "docs" / languages.source() / "schema" / "context-policy.schema.json"
 
 
 def render() -> str:
