@@ -37,7 +37,9 @@ from contextwise.errors import (
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
+    LANGUAGES,
     SUPPORTED_LOCALES,
+    Language,
     Locale,
     get_locale,
     normalize_locale,
@@ -129,6 +131,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_TRIM_MARKER",
+    "LANGUAGES",
     "SUPPORTED_LOCALES",
     "AppMutation",
     "AppStep",
@@ -174,6 +177,7 @@ __all__ = [
     "GroupingKind",
     "InvalidTypeError",
     "InvalidValueError",
+    "Language",
     "Locale",
     "MessageFacts",
     "MessageGroup",
