@@ -315,6 +315,7 @@ def test_a_langchain_chat_message_carries_its_role_and_unknown_ones_fail() -> No
 # --- pydantic-ai -----------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # RetryPromptPart, still read
 def test_pydantic_ai_requests_and_responses() -> None:
     system = read_message(ModelRequest(parts=[SystemPromptPart("Be brief."), UserPromptPart("Hi")]))
     assert (system.shape, system.role, system.chars) == ("pydantic-ai", "system", 11)
