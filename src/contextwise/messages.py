@@ -479,8 +479,13 @@ class _Profile:
         return result
 
 
-def _profile(items: Sequence[ChatMessage]) -> _Profile:
-    """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts."""
+def _profile(items: Sequence[ChatMessage], sizes: Sequence[int] | None = None) -> _Profile:
+    """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts.
+
+    With ``sizes`` (each message's characters, measured earlier), nothing is measured again.
+    """
+    if sizes is not None and len(sizes) == len(items):
+        return _profile_known(items, list(sizes))
     if items:
         try:
             # C-level passes: far faster than one Python-level walk per message.
@@ -497,6 +502,25 @@ def _profile(items: Sequence[ChatMessage]) -> _Profile:
         except TypeError:
             pass  # not all dicts, or unhashable roles: the checked path below reports it
     sizes = [_walk(message, index, None) for index, message in enumerate(items)]
+    return _Profile(sizes, [message.get("role") for message in items], False)
+
+
+def _profile_known(items: Sequence[ChatMessage], sizes: list[int]) -> _Profile:
+    """The profile of messages whose sizes are known: only roles and plainness are read."""
+    get: Any = dict.get
+    try:
+        if items and set(map(len, items)) == {2}:
+            roles: list[object] = list(map(get, items, repeat("role")))
+            role_set = set(roles)
+            if (
+                None not in role_set
+                and role_set.isdisjoint(_RESULT_ROLES)
+                and set(map(type, map(get, items, repeat("content")))) == {str}
+            ):
+                pinned_roles = tuple(role for role in _PINNED_ORDER if role in role_set)
+                return _Profile(sizes, roles, True, pinned_roles)
+    except TypeError:
+        pass  # not all dicts: the general profile below
     return _Profile(sizes, [message.get("role") for message in items], False)
 
 

@@ -37,6 +37,7 @@ from contextwise.policy.steps import (
     Effects,
     FragState,
     Invoke,
+    KnownSizes,
     Measure,
     Reply,
     StepContext,
@@ -192,6 +193,30 @@ async def aprocess_context(
     return await _drive_async(core)
 
 
+def process_context_core(
+    policy: ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    *,
+    counter: object | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    decision_provider: DecisionProvider | None = None,
+    step_timeout: float | None = None,
+    known_sizes: Mapping[str, KnownSizes] | None = None,
+    removed_by: dict[int, str] | None = None,
+) -> Effects[ContextResult]:
+    """The core of :func:`process_context`, for code that drives it and knows the sizes already.
+
+    A session measures each message once, when it is added, and passes the sizes in
+    ``known_sizes`` (by fragment id); ``removed_by``, when given, is filled with the id of the
+    step that removed each removed item, keyed by the item's ``id()``.
+    """
+    return _prepare(
+        policy, fragments, counter, None, compressors, apps, decision_provider, step_timeout,
+        known_sizes, removed_by,
+    )
+
+
 # --- preparation -----------------------------------------------------------------------------
 
 
@@ -204,6 +229,8 @@ def _prepare(
     apps: Mapping[str, AppMutation] | None,
     selector: DecisionProvider | None,
     compressor_timeout: float | None,
+    known: Mapping[str, KnownSizes] | None = None,
+    removed_by: dict[int, str] | None = None,
 ) -> Effects[ContextResult]:
     """Check every argument eagerly, then return the core, ready to be driven."""
     checked_policy = coerce_policy(policy)
@@ -239,7 +266,7 @@ def _prepare(
         apps=app_map,
         default_timeout=None if compressor_timeout is None else float(compressor_timeout),
     )
-    return _core(checked_policy, items, context, budget_limit, selector)
+    return _core(checked_policy, items, context, budget_limit, selector, known, removed_by)
 
 
 def _functions(
@@ -264,10 +291,14 @@ def _core(
     context: StepContext,
     budget_limit: int | None,
     selector: DecisionProvider | None,
+    known: Mapping[str, KnownSizes] | None = None,
+    removed_by: dict[int, str] | None = None,
 ) -> Effects[ContextResult]:
     measure = context.measure
+    known = known or {}
     states: dict[str, FragState] = {
-        fragment.id: measure_fragment(fragment, measure, 0) for fragment in fragments
+        fragment.id: measure_fragment(fragment, measure, 0, known.get(fragment.id))
+        for fragment in fragments
     }
     limits = effective_limits(
         policy.trigger_chars,
@@ -319,6 +350,8 @@ def _core(
         tokens=_token_report(measure, before_tokens, runner.tokens, limits),
         changes=tuple(runner.changes),
     )
+    if removed_by is not None:
+        removed_by.update(runner.removed_by)
     if policy.mode == "reduce":
         return ContextResult(
             fragments=tuple(runner.states[fragment.id].fragment for fragment in fragments),
