@@ -37,8 +37,13 @@ TRIM = {
     "trigger_chars": 60,
     "target_input_chars": 40,
     "steps": [
-        {"id": "trim", "kind": "trim", "fragment_id": "history", "grouping": {"kind": "message"},
-         "target_chars": 40}
+        {
+            "id": "trim",
+            "kind": "trim",
+            "fragment_id": "history",
+            "grouping": {"kind": "message"},
+            "target_chars": 40,
+        }
     ],
 }
 
@@ -111,7 +116,10 @@ def test_context_trims_stores_the_reduction_and_archives_what_left(
     assert contents(session.messages()) == kept
     archived = session.archive()
     assert contents([a.message for a in archived]) == [
-        "q0........", "a0........", "q1........", "a1........"
+        "q0........",
+        "a0........",
+        "q1........",
+        "a1........",
     ]
     assert {a.step for a in archived} == {"trim"} and len({a.change_id for a in archived}) == 1
     assert all(a.at.tzinfo is not None for a in archived)
@@ -166,8 +174,14 @@ def test_restoring_a_compression_archives_its_summary(open_store: StoreFactory) 
         "mode": "reduce",
         "trigger_chars": 60,
         "steps": [
-            {"id": "sum", "kind": "compress", "fragment_id": "history", "compressor": "short",
-             "grouping": {"kind": "message"}, "keep_groups": 2}
+            {
+                "id": "sum",
+                "kind": "compress",
+                "fragment_id": "history",
+                "compressor": "short",
+                "grouping": {"kind": "message"},
+                "keep_groups": 2,
+            }
         ],
     }
     session = ContextSession(policy, open_store(), "chat", compressors={"short": lambda m: "S"})
@@ -189,8 +203,9 @@ def test_a_failing_compressor_leaves_the_session_unchanged(open_store: StoreFact
     policy = {
         "mode": "reduce",
         "trigger_chars": 30,
-        "steps": [{"id": "sum", "kind": "compress", "fragment_id": "history",
-                   "compressor": "broken"}],
+        "steps": [
+            {"id": "sum", "kind": "compress", "fragment_id": "history", "compressor": "broken"}
+        ],
     }
     store = open_store()
     session = ContextSession(policy, store, "chat", compressors={"broken": broken})
@@ -215,8 +230,15 @@ def test_two_writers_conflict_through_the_version(open_store: StoreFactory) -> N
     policy = {
         "mode": "reduce",
         "trigger_chars": 60,
-        "steps": [{"id": "sum", "kind": "compress", "fragment_id": "history",
-                   "compressor": "sum", "grouping": {"kind": "message"}}],
+        "steps": [
+            {
+                "id": "sum",
+                "kind": "compress",
+                "fragment_id": "history",
+                "compressor": "sum",
+                "grouping": {"kind": "message"},
+            }
+        ],
     }
     session = ContextSession(
         policy, open_store(), "chat", compressors={"sum": summarize_while_the_other_writer_reduces}
@@ -319,9 +341,7 @@ def test_the_schema_version_is_recorded_and_checked(durable: tuple[str, str]) ->
     store = SQLiteStore(location) if kind == "sqlite" else SQLAlchemyStore(location)
     ContextSession(TRIM, store, "chat").add(turn(1))
     with store.transaction(True) as tx:
-        assert tx.rows("SELECT version FROM contextwise_schema", {}) == [
-            (SESSION_SCHEMA_VERSION,)
-        ]
+        assert tx.rows("SELECT version FROM contextwise_schema", {}) == [(SESSION_SCHEMA_VERSION,)]
         tx.rows("UPDATE contextwise_schema SET version = 99", {})
     store.close()
     reopened = SQLiteStore(location) if kind == "sqlite" else SQLAlchemyStore(location)

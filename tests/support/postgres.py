@@ -95,8 +95,17 @@ def throwaway_postgres() -> Iterator[Server]:
         options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1"
         subprocess.run(
             _as_owner(
-                [str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(log), "-w",
-                 "start"]
+                [
+                    str(bindir / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-o",
+                    options,
+                    "-l",
+                    str(log),
+                    "-w",
+                    "start",
+                ]
             ),
             **run,  # type: ignore[call-overload]
         )

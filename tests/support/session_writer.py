@@ -15,8 +15,15 @@ POLICY = {
     "mode": "reduce",
     "trigger_chars": 300,
     "target_input_chars": 200,
-    "steps": [{"id": "trim", "kind": "trim", "fragment_id": "history",
-               "grouping": {"kind": "message"}, "target_chars": 200}],
+    "steps": [
+        {
+            "id": "trim",
+            "kind": "trim",
+            "fragment_id": "history",
+            "grouping": {"kind": "message"},
+            "target_chars": 200,
+        }
+    ],
 }
 
 
@@ -33,10 +40,12 @@ def main() -> None:
     seen += [turn_number(item.message) for item in session.archive()]
     turn = max(seen, default=-1) + 1
     while True:
-        session.add([
-            {"role": "user", "content": f"turn {turn} question " + "q" * (turn % 17)},
-            {"role": "assistant", "content": f"turn {turn} answer " + "a" * (turn % 23)},
-        ])
+        session.add(
+            [
+                {"role": "user", "content": f"turn {turn} question " + "q" * (turn % 17)},
+                {"role": "assistant", "content": f"turn {turn} answer " + "a" * (turn % 23)},
+            ]
+        )
         print(f"ack {turn}", flush=True)
         session.context()
         turn += 1

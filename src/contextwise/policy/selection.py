@@ -165,7 +165,7 @@ class Runner:
             removed = self.removed[fragment_id]
             earlier = bool(removed)
             removed.extend(candidate.removed)
-            self.removed_by.update((id(item), candidate.step.id) for item in candidate.removed)
+            self.removed_by.update(dict.fromkeys(map(id, candidate.removed), candidate.step.id))
             if candidate.edit is not None:
                 count, edits = self._edits[fragment_id]
                 edits.append((candidate.edit, candidate.removed))

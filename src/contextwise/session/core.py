@@ -18,14 +18,14 @@ from typing import Any
 
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise.errors import InvalidTypeError, InvalidValueError
-from contextwise.messages import message_chars, message_text
+from contextwise.messages import layout_messages, message_text
 from contextwise.policy.engine import AppMutation, Compressor, process_context_core
 from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import ContextPolicy, coerce_policy
 from contextwise.policy.steps import KnownSizes, Measure
 from contextwise.policy.validation import validate_context_policy
 from contextwise.routing.decision import DecisionProvider
-from contextwise.session.codec import decode_message, encode_message
+from contextwise.session.codec import decode_message, encode_messages, has_envelope
 from contextwise.session.records import (
     ChangeEntry,
     SessionChange,
@@ -377,9 +377,9 @@ class ContextSession:
             raise InvalidTypeError(
                 "not_a_message_list", name="messages", type_name=type(messages).__name__
             )
-        entries = [self._measure(message, index) for index, message in enumerate(messages)]
-        if not entries:
+        if not messages:
             return
+        entries = self._measure(messages)
         stored: list[StoredMessage] = yield from call(
             store.append, self._session_id, [entry.stored for entry in entries]
         )
@@ -389,14 +389,19 @@ class ContextSession:
             self._entries.extend(entries)
             self._last_item = stored[-1].item_id
 
-    def _measure(self, message: Any, index: int) -> _Entry:
-        data = encode_message(message, index)
-        decoded = decode_message(data)
-        chars = message_chars(decoded)
+    def _measure(self, messages: Sequence[Any]) -> list[_Entry]:
+        """Encode messages for the store and measure each once: characters, and tokens."""
+        values = encode_messages(messages)
+        decoded = [decode_message(value) if has_envelope(value) else value for value in values]
+        sizes = layout_messages(decoded, "message").sizes
         counter = self._counter
-        tokens = None if counter is None else _count(counter, decoded)
         counter_id = None if counter is None else str(counter.id)
-        return _Entry(StoredMessage(0, 0.0, data, chars, tokens, counter_id), decoded, tokens)
+        entries: list[_Entry] = []
+        for value, message, chars in zip(values, decoded, sizes, strict=True):
+            tokens = None if counter is None else _count(counter, message)
+            stored = StoredMessage(0, 0.0, value, chars, tokens, counter_id)
+            entries.append(_Entry(stored, message, tokens))
+        return entries
 
     def _refresh(self, store: Any) -> Effects[None]:
         since = None if self._version is None else (self._version, self._last_item)
@@ -506,31 +511,34 @@ def _plan_change(
     removed_by: Mapping[int, str],
 ) -> _Plan:
     """Turn a run's result into a stored change: what leaves, what is new, and where it goes."""
-    by_identity = {id(entry.message): entry for entry in entries}
     new_messages = result.fragment(session._fragment_id).messages or ()
     applied = [change.id for change in result.report.changes if change.status == "applied"]
     creator = applied[-1]
-    context: list[_Entry] = []
-    for message in new_messages:
-        entry = by_identity.get(id(message))
-        if entry is None:
-            entry = session._measure(message, len(context))
-        context.append(entry)
+    matched = _match_in_order(entries, new_messages)
+    if matched is None:
+        by_identity = {id(entry.message): entry for entry in entries}
+        context = [
+            by_identity.get(id(message)) or session._measure([message])[0]
+            for message in new_messages
+        ]
+        kept = {id(entry.message) for entry in context}
+        removed = [entry for entry in entries if id(entry.message) not in kept]
+        moved = _place_new(context, session._last_item)
+    else:
+        context, removed = matched
+        moved = []
     steps: dict[str, ChangeEntry] = {}
-
-    def entry_for(step: str) -> ChangeEntry:
-        return steps.setdefault(step, ChangeEntry(step))
-
     # A message that one step of this run made and a later one took out (a summary trimmed at
     # once) was never in a context: it is not kept.
-    for item in result.removed.get(session._fragment_id, []):
-        old = by_identity.get(id(item))
-        if old is not None:
-            entry_for(removed_by.get(id(item), creator)).archived.append(old.stored.item_id)
-    moved = _place_new(context, session._last_item)
-    for entry in context:
-        if entry.stored.item_id == 0:
-            entry_for(creator).created.append(entry.stored)
+    for entry in removed:
+        step = removed_by.get(id(entry.message), creator)
+        change_entry = steps.get(step)
+        if change_entry is None:
+            change_entry = steps[step] = ChangeEntry(step)
+        change_entry.archived.append(entry.stored.item_id)
+    created = [entry.stored for entry in context if entry.stored.item_id == 0]
+    if created:
+        steps.setdefault(creator, ChangeEntry(creator)).created.extend(created)
     ordered = [steps[step] for step in dict.fromkeys([*applied, *steps]) if step in steps]
     change = SessionChange(
         version=session._version or 0,
@@ -539,6 +547,26 @@ def _plan_change(
         moved=moved,
     )
     return _Plan(change, context)
+
+
+def _match_in_order(
+    entries: list[_Entry], new_messages: Sequence[Any]
+) -> tuple[list[_Entry], list[_Entry]] | None:
+    """The kept and the removed entries when the new messages are entries kept in order (trims
+    only remove); ``None`` when a message is new or moved."""
+    kept: list[_Entry] = []
+    removed: list[_Entry] = []
+    index, count = 0, len(entries)
+    for message in new_messages:
+        while index < count and entries[index].message is not message:
+            removed.append(entries[index])
+            index += 1
+        if index == count:
+            return None
+        kept.append(entries[index])
+        index += 1
+    removed.extend(entries[index:])
+    return kept, removed
 
 
 def _place_new(context: list[_Entry], last_item: int) -> list[tuple[int, float]]:

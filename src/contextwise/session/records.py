@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 SESSION_SCHEMA_VERSION = 1
 """The version of the stores' layout, recorded in every store and checked when it is opened."""
@@ -16,7 +16,7 @@ class StoredMessage:
     """One message as a store holds it: its JSON, its place, and its sizes measured once.
 
     Examples:
-        >>> StoredMessage(1, 1.0, '{"role": "user", "content": "Hi"}', 2, None, None).chars
+        >>> StoredMessage(1, 1.0, {"role": "user", "content": "Hi"}, 2, None, None).chars
         2
     """
 
@@ -26,8 +26,9 @@ class StoredMessage:
     position: float
     """Where the message sits in the context: messages are ordered by position, then item id."""
 
-    data: str
-    """The message encoded as JSON text."""
+    data: Any
+    """The message as JSON data (what ``json.loads`` returns); a framework message is an
+    envelope that names its framework."""
 
     chars: int
     """The message's characters, measured when it was added."""
@@ -125,7 +126,7 @@ class StoredArchiveItem:
 
     Examples:
         >>> from datetime import datetime, timezone
-        >>> item = StoredArchiveItem(StoredMessage(1, 1.0, "{}", 0, None, None), 1, "trim",
+        >>> item = StoredArchiveItem(StoredMessage(1, 1.0, {}, 0, None, None), 1, "trim",
         ...     datetime(2026, 1, 1, tzinfo=timezone.utc))
         >>> item.change_id
         1

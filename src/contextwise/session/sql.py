@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
@@ -258,7 +259,7 @@ def _insert_params(session_id: str, item: StoredMessage) -> dict[str, Any]:
         "s": session_id,
         "i": item.item_id,
         "p": item.position,
-        "d": item.data,
+        "d": json.dumps(item.data, ensure_ascii=False, separators=(",", ":")),
         "c": item.chars,
         "t": item.tokens,
         "k": item.counter_id,
@@ -270,7 +271,7 @@ def _message(row: Sequence[Any]) -> StoredMessage:
     return StoredMessage(
         int(row[0]),
         float(row[1]),
-        str(row[2]),
+        json.loads(row[2]),
         int(row[3]),
         None if row[4] is None else int(row[4]),
         None if row[5] is None else str(row[5]),
