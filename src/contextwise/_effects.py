@@ -17,17 +17,42 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias, TypeVar
 
 T = TypeVar("T")
 
 
-# Until the engine's own Invoke and Reply move here (issue 9), this module shares them.
-from contextwise.policy.steps import Effects as Effects  # noqa: E402
-from contextwise.policy.steps import Invoke as Invoke  # noqa: E402
-from contextwise.policy.steps import Reply as Reply  # noqa: E402
+@dataclass(frozen=True, slots=True)
+class Invoke:
+    """A request to call application code: a function, its arguments and a timeout.
+
+    With ``inline``, a sync function runs on the driver's thread even with a timeout, which then
+    bounds only an awaitable result (decision providers: a sync one is a quick local decision).
+    Without it, a sync function with a timeout runs in a worker thread, so that the timeout bounds
+    it too (compressors and apps).
+    """
+
+    func: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    timeout: float | None = None
+    inline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The outcome of an :class:`Invoke`: a value, an error, or an expired timeout."""
+
+    value: Any = None
+    error: Exception | None = None
+    timed_out: bool = False
+
+
+Effects: TypeAlias = Generator[Invoke, Reply, T]
+"""A computation that may ask its driver to call application code."""
 
 
 def value_of(reply: Reply) -> Any:
@@ -42,7 +67,7 @@ def value_of(reply: Reply) -> Any:
 
 def call(func: Callable[..., Any], *args: Any) -> Effects[Any]:
     """Call application code inline, without a timeout, and return its value or raise its error."""
-    reply = yield Invoke(func, args)
+    reply = yield Invoke(func, args, inline=True)
     return value_of(reply)
 
 
@@ -87,7 +112,7 @@ async def run_async(core: Effects[T]) -> T:
 def invoke_sync(request: Invoke) -> Reply:
     """Call application code from sync code, honouring the timeout."""
     try:
-        if request.timeout is None or getattr(request, "inline", False):
+        if request.timeout is None or request.inline:
             value = request.func(*request.args, **request.kwargs)
             if inspect.isawaitable(value):
                 return await_blocking(bounded(value, request.timeout))
@@ -168,7 +193,7 @@ def await_blocking(awaitable: Awaitable[T]) -> T:
 
 
 def is_async_callable(func: Callable[..., Any]) -> bool:
-    """Whether calling ``func`` returns a coroutine (coroutine function or async ``__call__``)."""
+    """Whether calling ``func`` returns a coroutine: a coroutine function or async ``__call__``."""
     return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
         getattr(func, "__call__", None)  # noqa: B004 - callable objects with an async __call__
     )
@@ -178,7 +203,7 @@ async def invoke_async(request: Invoke) -> Reply:
     """Call application code from async code: await async functions, thread sync ones on timeout."""
     timeout = request.timeout
     try:
-        if timeout is None or getattr(request, "inline", False) or is_async_callable(request.func):
+        if timeout is None or request.inline or is_async_callable(request.func):
             value = request.func(*request.args, **request.kwargs)
             if inspect.isawaitable(value):
                 return await bounded(value, timeout)

@@ -17,14 +17,14 @@ from functools import partial
 from typing import Any
 
 from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise.decision.schema import DecisionProvider
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.messages import layout_messages, message_text
-from contextwise.policy.engine import AppMutation, Compressor, process_context_core
+from contextwise.policy.engine import AppMutation, Compressor, context_effects
 from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import ContextPolicy, coerce_policy
 from contextwise.policy.steps import KnownSizes, Measure
 from contextwise.policy.validation import validate_context_policy
-from contextwise.routing.decision import DecisionProvider
 from contextwise.session.codec import decode_message, encode_messages, has_envelope
 from contextwise.session.records import (
     ChangeEntry,
@@ -436,7 +436,7 @@ class ContextSession:
             tokens=[entry.tokens or 0 for entry in entries] if counted else None,
         )
         removed_by: dict[int, str] = {}
-        result = yield from process_context_core(
+        result = yield from context_effects(
             self._policy,
             [fragment],
             known_sizes={self._fragment_id: known},
