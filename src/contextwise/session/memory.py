@@ -50,7 +50,7 @@ class MemoryStore:
             self._sessions.clear()
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
-        """Read a session's context, or what was added to it since an earlier read."""
+        """Read a session's context."""
         with self._lock:
             session = self._sessions.get(session_id)
             if session is None:
@@ -68,7 +68,7 @@ class MemoryStore:
             return SessionSnapshot(session.version, session.last_item, added, complete=False)
 
     def append(self, session_id: str, items: Sequence[StoredMessage]) -> list[StoredMessage]:
-        """Add messages at the end of a session's context."""
+        """Add messages at the end of a session's context, in one transaction."""
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             first = session.last_item + 1
@@ -88,7 +88,7 @@ class MemoryStore:
             return stored
 
     def commit(self, session_id: str, change: SessionChange) -> tuple[int, list[StoredMessage]]:
-        """Store a change if the session is still at the change's version."""
+        """Store a change of a session's context, in one transaction."""
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             if session.version != change.version:
@@ -134,7 +134,7 @@ class MemoryStore:
         ]
 
     def change_items(self, session_id: str, change_id: int) -> tuple[list[int], list[int]]:
-        """The item ids a change archived (still archived) and created (still in context)."""
+        """Find what a change did that is still in force."""
         with self._lock:
             session = self._sessions.get(session_id)
             if session is None:

@@ -70,21 +70,21 @@ class SqlStore(abc.ABC):
     def transaction(self, write: bool) -> contextlib.AbstractContextManager[Transaction]:
         """Open a transaction that commits when the block ends and rolls back on an error."""
 
-    def lock_schema(self, tx: Transaction) -> None:  # noqa: B027 - most databases need nothing
+    def _lock_schema(self, tx: Transaction) -> None:  # noqa: B027 - most databases need nothing
         """Keep two processes from creating the tables at once (PostgreSQL needs it)."""
 
     @contextlib.contextmanager
     def _open(self, write: bool) -> Iterator[Transaction]:
         if not self._schema_checked:
             with self.transaction(True) as tx:
-                self.lock_schema(tx)
+                self._lock_schema(tx)
                 check_schema(tx)
             self._schema_checked = True
         with self.transaction(write) as tx:
             yield tx
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
-        """Read a session's context, or what was added to it since an earlier read."""
+        """Read a session's context."""
         with self._open(False) as tx:
             head = tx.rows(
                 "SELECT version, last_item FROM contextwise_sessions WHERE session_id = :s",
@@ -123,7 +123,7 @@ class SqlStore(abc.ABC):
             return stored
 
     def commit(self, session_id: str, change: SessionChange) -> tuple[int, list[StoredMessage]]:
-        """Store a change if the session is still at the change's version."""
+        """Store a change of a session's context, in one transaction."""
         created_count = sum(len(entry.created) for entry in change.entries)
         with self._open(True) as tx:
             head = tx.rows(
@@ -174,7 +174,7 @@ class SqlStore(abc.ABC):
         ]
 
     def change_items(self, session_id: str, change_id: int) -> tuple[list[int], list[int]]:
-        """The item ids a change archived (still archived) and created (still in context)."""
+        """Find what a change did that is still in force."""
         with self._open(False) as tx:
             archived = tx.rows(
                 "SELECT item_id FROM contextwise_messages WHERE session_id = :s AND change_id = :c "

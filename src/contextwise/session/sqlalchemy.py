@@ -71,7 +71,7 @@ class SQLAlchemyStore(SqlStore):
         """Close the pooled connections; the store cannot be used afterwards."""
         self._engine.dispose()
 
-    def lock_schema(self, tx: Transaction) -> None:
+    def _lock_schema(self, tx: Transaction) -> None:
         """On PostgreSQL, take a transaction lock so that two processes never create the tables
         at once."""
         if self._postgresql:
