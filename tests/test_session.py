@@ -29,6 +29,7 @@ from contextwise import (
     SQLAlchemyStore,
     SQLiteStore,
 )
+from support.errors import assert_translated
 
 WRITER = Path(__file__).parent / "support" / "session_writer.py"
 
@@ -166,7 +167,7 @@ def test_restore_puts_a_change_back_in_place(open_store: StoreFactory) -> None:
     with pytest.raises(InvalidValueError) as caught:
         session.restore(change_id)
     assert caught.value.code == "unknown_change"
-    assert caught.value.render("fr") != caught.value.render("en")
+    assert_translated(caught.value)
 
 
 def test_restoring_a_compression_archives_its_summary(open_store: StoreFactory) -> None:
@@ -251,7 +252,7 @@ def test_two_writers_conflict_through_the_version(open_store: StoreFactory) -> N
         session.context()
     assert caught.value.code == "session_conflict"
     assert caught.value.params["expected"] == 0 and caught.value.params["found"] == 1
-    assert "chat" in caught.value.render("zh")
+    assert_translated(caught.value)
     assert everything(other) == added
     assert everything(session) == added
     session.add(turn(4))
@@ -311,15 +312,65 @@ def test_framework_objects_are_stored_through_their_own_json(open_store: StoreFa
     assert again == [HumanMessage("Hello"), AIMessage("Hi")]
 
 
+def test_pydantic_ai_messages_are_stored_through_their_own_json(
+    open_store: StoreFactory,
+) -> None:
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    messages = [
+        ModelRequest(parts=[UserPromptPart(content="Hello")]),
+        ModelResponse(parts=[TextPart(content="Hi")]),
+    ]
+    session = ContextSession({"mode": "audit"}, open_store(), "chat")
+    try:
+        session.add(messages)
+    except InvalidTypeError as err:  # the engine reads these shapes once issue 11 is in
+        pytest.skip(f"this engine does not read pydantic-ai messages yet: {err.code}")
+    again = ContextSession({"mode": "audit"}, open_store(), "chat").messages()
+    assert again == messages
+
+
+def test_a_missing_store_library_is_a_coded_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sqlalchemy", None)
+    with pytest.raises(SessionStoreError) as caught:
+        SQLAlchemyStore("postgresql+psycopg://localhost/db")
+    assert (caught.value.code, caught.value.params["extra"]) == (
+        "store_dependency_missing",
+        "postgresql",
+    )
+    assert_translated(caught.value)
+
+
+def test_a_bad_database_url_is_a_coded_error() -> None:
+    with pytest.raises(SessionStoreError) as caught:
+        SQLAlchemyStore("not a url at all://")
+    assert caught.value.code == "invalid_store_url"
+    assert_translated(caught.value)
+
+
+def test_postgresql_is_required_in_ci_and_skipped_locally(monkeypatch: pytest.MonkeyPatch) -> None:
+    import support.postgres as postgres
+
+    monkeypatch.setattr(postgres, "find_bindir", lambda: None)
+    monkeypatch.setattr(postgres, "REQUIRED", True)
+    with pytest.raises(pytest.fail.Exception), postgres.throwaway_postgres():
+        pass
+    monkeypatch.setattr(postgres, "REQUIRED", False)
+    with pytest.raises(pytest.skip.Exception), postgres.throwaway_postgres():
+        pass
+
+
 def test_what_a_store_cannot_hold_is_refused_with_a_code(open_store: StoreFactory) -> None:
     session = ContextSession(TRIM, open_store(), "chat")
     with pytest.raises(InvalidTypeError) as caught:
         session.add([object()])
     assert caught.value.code == "unsupported_message_object"
+    assert_translated(caught.value)
     with pytest.raises(InvalidValueError) as caught_value:
         session.add([{"role": "user", "content": "x", "when": {1, 2}}])
     assert caught_value.value.code == "message_not_json"
     assert caught_value.value.params["index"] == 0
+    assert_translated(caught_value.value)
     assert session.messages() == []
 
 
@@ -327,9 +378,11 @@ def test_bad_arguments_are_coded_errors(open_store: StoreFactory) -> None:
     with pytest.raises(InvalidTypeError) as store_error:
         ContextSession(TRIM, object(), "chat")  # type: ignore[arg-type]
     assert store_error.value.code == "invalid_session_store"
+    assert_translated(store_error.value)
     with pytest.raises(InvalidValueError) as blank:
         ContextSession(TRIM, open_store(), " ")
     assert blank.value.code == "blank_session_id"
+    assert_translated(blank.value)
     other_fragment = {**TRIM, "steps": [{**TRIM["steps"][0], "fragment_id": "notes"}]}  # type: ignore[index, dict-item]
     with pytest.raises(PolicyConfigurationError) as policy_error:
         ContextSession(other_fragment, open_store(), "chat")
@@ -349,6 +402,7 @@ def test_the_schema_version_is_recorded_and_checked(durable: tuple[str, str]) ->
         reopened.read("chat")
     assert caught.value.code == "session_schema_mismatch"
     assert caught.value.params == {"found": 99, "expected": SESSION_SCHEMA_VERSION}
+    assert_translated(caught.value)
     reopened.close()
 
 

@@ -39,7 +39,9 @@ from contextwise.errors import (
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
+    LANGUAGES,
     SUPPORTED_LOCALES,
+    Language,
     Locale,
     get_locale,
     normalize_locale,
@@ -137,6 +139,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_TRIM_MARKER",
+    "LANGUAGES",
     "SESSION_SCHEMA_VERSION",
     "SUPPORTED_LOCALES",
     "AppMutation",
@@ -186,6 +189,7 @@ __all__ = [
     "GroupingKind",
     "InvalidTypeError",
     "InvalidValueError",
+    "Language",
     "Locale",
     "MemoryStore",
     "MessageGroup",
