@@ -95,12 +95,19 @@ class Profile:
         return result
 
 
-def profile_messages(items: Sequence[Message], estimate: PartEstimate | None = None) -> Profile:
+def profile_messages(
+    items: Sequence[Message],
+    sizes: Sequence[int] | None = None,
+    estimate: PartEstimate | None = None,
+) -> Profile:
     """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts.
 
+    With ``sizes`` (each message's characters, measured earlier), nothing is measured again.
     Roles are those of :class:`~contextwise.shapes.MessageFacts` (a LangChain ``HumanMessage`` is
     ``user``, a Gemini ``model`` content is ``assistant``...).
     """
+    if sizes is not None and len(sizes) == len(items):
+        return profile_known(items, list(sizes), estimate)
     if items:
         try:
             # C-level passes: far faster than one Python-level walk per message.
@@ -146,6 +153,30 @@ def read_all(items: Sequence[Message], estimate: PartEstimate | None = None) -> 
     return [
         read_message(message, index, part_estimate=estimate) for index, message in enumerate(items)
     ]
+
+
+def profile_known(
+    items: Sequence[Message], sizes: list[int], estimate: PartEstimate | None = None
+) -> Profile:
+    """The profile of messages whose sizes are known: only roles and plainness are read."""
+    get: Any = dict.get
+    try:
+        if items and set(map(len, items)) == {2}:
+            roles: list[object] = list(map(get, items, repeat("role")))
+            role_set = set(roles)
+            if (
+                role_set <= PLAIN_ROLES
+                and set(map(type, map(get, items, repeat("content")))) == {str}
+            ):
+                pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
+                return Profile(sizes, roles, True, pinned_roles)
+    except TypeError:
+        pass  # not all dicts: the general profile below
+    facts = read_all(items, estimate)
+    profile = Profile(sizes, [fact.role for fact in facts], False)
+    profile.facts = facts
+    profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
+    return profile
 
 
 def indices_of(values: list[object], wanted: object) -> list[int]:

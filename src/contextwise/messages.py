@@ -112,7 +112,7 @@ def messages_chars(
         11
     """
     items = as_message_list(messages, "messages")
-    return sum(profile_messages(items, part_estimate).sizes)
+    return sum(profile_messages(items, estimate=part_estimate).sizes)
 
 
 def message_text(message: ChatMessage) -> str:
@@ -457,7 +457,7 @@ def layout_messages(
             "unknown_grouping", grouping=str(grouping), supported=list(GROUPINGS)
         )
     items = as_message_list(messages, "messages")
-    profile = profile_messages(items, part_estimate)
+    profile = profile_messages(items, estimate=part_estimate)
     starts, pinned_groups, pinned_indices = group_bounds(items, grouping, profile)
     pinned = [False] * len(items)
     for index in pinned_indices:

@@ -67,9 +67,12 @@ class Measure:
         """Count the tokens of one message (with a counter)."""
         return message_tokens(message, self.text_tokens, self.part_estimate)
 
-    def profile(self, messages: Sequence[ChatMessage]) -> Profile:
-        """Measure each message's characters and role once."""
-        return profile_messages(messages, self.part_estimate)
+    def profile(
+        self, messages: Sequence[ChatMessage], sizes: Sequence[int] | None = None
+    ) -> Profile:
+        """Measure each message's characters and role once (or take ``sizes``, measured
+        earlier)."""
+        return profile_messages(messages, sizes, self.part_estimate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +92,30 @@ class FragState:
         return [] if self.profile is None else self.profile.sizes
 
 
-def measure_fragment(fragment: Fragment, measure: Measure, version: int) -> FragState:
-    """Measure a fragment once: each message's characters (and tokens, with a counter)."""
+@dataclass(frozen=True, slots=True)
+class KnownSizes:
+    """The sizes of a fragment's messages, measured before (by a session, when they were added),
+    so that a run does not measure them again."""
+
+    chars: Sequence[int]
+    tokens: Sequence[int] | None
+
+
+def measure_fragment(
+    fragment: Fragment, measure: Measure, version: int, known: KnownSizes | None = None
+) -> FragState:
+    """Measure a fragment once: each message's characters (and tokens, with a counter), or take
+    the sizes it already has."""
     if fragment.text is not None:
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = measure.profile(messages)
-    token_sizes = measure.message_tokens(messages)
+    profile = measure.profile(messages, None if known is None else known.chars)
+    token_sizes = (
+        list(known.tokens)
+        if known is not None and known.tokens is not None and measure.counter is not None
+        else measure.message_tokens(messages)
+    )
     return FragState(
         fragment,
         sum(profile.sizes),
