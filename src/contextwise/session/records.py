@@ -11,9 +11,12 @@ SESSION_SCHEMA_VERSION = 1
 """The version of the stores' layout, recorded in every store and checked when it is opened."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StoredMessage:
     """One message as a store holds it: its JSON, its place, and its sizes measured once.
+
+    Stores and sessions never change one once it is made (it is not frozen only because a
+    frozen dataclass is three times slower to create, and a session makes one per message).
 
     Examples:
         >>> StoredMessage(1, 1.0, {"role": "user", "content": "Hi"}, 2, None, None).chars
