@@ -80,9 +80,9 @@ class ContextSession:
     messages; :meth:`context` applies the policy and stores its reduction, so the next call
     starts from the reduced context; what a step took out goes to the archive, where
     :meth:`archive` reads it and :meth:`restore` puts it back. Each message is measured once,
-    when it is added, and a call costs the new and the removed messages, not the whole
-    history: the session keeps the context it last read and asks the store only for what
-    changed since.
+    when it is added, and a call never reads the whole history: the session keeps the context it
+    last read and asks the store only for what changed since, so a call costs the new messages,
+    the removed ones and the current context, which the policy keeps small.
 
     Every write is one transaction. A reduction is stored only if no other writer stored one
     since the session read the context; otherwise :meth:`context` raises

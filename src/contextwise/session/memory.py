@@ -72,17 +72,11 @@ class MemoryStore:
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             first = session.last_item + 1
-            stored = [
-                StoredMessage(
-                    first + offset,
-                    float(first + offset),
-                    item.data,
-                    item.chars,
-                    item.tokens,
-                    item.counter_id,
-                )
-                for offset, item in enumerate(items)
-            ]
+            stored = list(items)
+            for offset, item in enumerate(stored):
+                item.item_id = item_id = first + offset
+                item.position = float(item_id)
+                item.created_by = None
             session.context.extend(stored)
             session.last_item += len(stored)
             return stored
