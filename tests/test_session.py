@@ -311,6 +311,15 @@ def test_framework_objects_are_stored_through_their_own_json(open_store: StoreFa
         pytest.skip(f"this engine does not read LangChain messages yet: {err.code}")
     again = ContextSession({"mode": "audit"}, open_store(), "chat").messages()
     assert again == [HumanMessage("Hello"), AIMessage("Hi")]
+    trimmed = ContextSession(TRIM, open_store(), "chat")
+    trimmed.add([HumanMessage("q" * 30), AIMessage("a" * 30)])
+    kept = trimmed.context().fragment("history").messages
+    assert list(kept or ()) == [AIMessage("a" * 30)] == trimmed.messages()
+    assert [item.message for item in trimmed.archive()] == [
+        HumanMessage("Hello"),
+        AIMessage("Hi"),
+        HumanMessage("q" * 30),
+    ]
 
 
 def test_pydantic_ai_messages_are_stored_through_their_own_json(
