@@ -77,6 +77,10 @@ from contextwise.policy import (
     validate_context_policy,
 )
 from contextwise.routing import (
+    APIS,
+    DEFAULT_REASONING_TOKENS,
+    EFFORT_WORDS,
+    Api,
     ChoiceAnswer,
     ChoiceOutcome,
     ChoiceQuestion,
@@ -103,6 +107,7 @@ from contextwise.routing import (
     decide_choice_sync,
     default_state,
     is_provider_unavailable,
+    provider_options,
 )
 from contextwise.step import PreparedStep, model_budget, prepare_step, prepare_step_sync
 from contextwise.tokens import (
@@ -118,8 +123,12 @@ from contextwise.tokens import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "APIS",
+    "DEFAULT_REASONING_TOKENS",
     "DEFAULT_TRIM_MARKER",
+    "EFFORT_WORDS",
     "SUPPORTED_LOCALES",
+    "Api",
     "AppMutation",
     "AppStep",
     "AutoSelection",
@@ -222,6 +231,7 @@ __all__ = [
     "prepare_step",
     "prepare_step_sync",
     "process_context",
+    "provider_options",
     "set_locale",
     "tool_call_ids",
     "tool_result_ids",

@@ -343,6 +343,31 @@ class RoutingConfigurationError(InvalidValueError):
             "{field} entry '{label}' must be a ModelSpec or a non-blank model name, got {value}."
         ),
         "blank_model_name": N_("{field} must be a non-blank model name, got {value}."),
+        "unknown_api": N_("{field} must be one of the APIs {supported}, got {value}."),
+        "unknown_effort_name": N_(
+            "{field} sends '{value}' for the effort level '{level}', a word that no provider "
+            "accepts; the accepted words are {accepted}."
+        ),
+        "effort_name_not_in_api": N_(
+            "{field} sends '{value}' for the effort level '{level}', but the {api} API accepts "
+            "only {accepted}."
+        ),
+        "reasoning_tokens_over_output": N_(
+            "{field} gives the effort level '{level}' a thinking budget of {tokens} tokens; it "
+            "must stay below the model's output limit of {limit} tokens, which also holds the "
+            "answer."
+        ),
+        "reasoning_tokens_over_window": N_(
+            "{field} gives the effort level '{level}' a thinking budget of {tokens} tokens, more "
+            "than the model's context window of {limit} tokens."
+        ),
+        "missing_api": N_(
+            "Model '{model}' declares no {field}, so its provider's options are unknown; set it "
+            "to one of {supported}."
+        ),
+        "missing_output_limit": N_(
+            "Model '{model}' declares no {field}, and the {api} API requires an output limit."
+        ),
         "invalid_routing": N_(
             "{field} must be a ModelRouting declaration, got a value of type {type_name}."
         ),

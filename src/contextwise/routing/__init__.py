@@ -29,8 +29,12 @@ from contextwise.routing.decision import (
     is_provider_unavailable,
 )
 from contextwise.routing.model import (
+    APIS,
     DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REASONING_TOKENS,
+    EFFORT_WORDS,
     ON_ERROR_CHOICES,
+    Api,
     ModelRouting,
     ModelSpec,
     OnError,
@@ -38,6 +42,7 @@ from contextwise.routing.model import (
     StateFunction,
 )
 from contextwise.routing.openai_provider import OpenAIDecisionProvider
+from contextwise.routing.options import provider_options
 from contextwise.routing.router import (
     LOGGER_NAME,
     REASONING_BLOCK_TYPES,
@@ -55,8 +60,11 @@ from contextwise.routing.router import (
 )
 
 __all__ = [
+    "APIS",
     "CAUSE_CHAIN_DEPTH",
     "DEFAULT_MIN_CONFIDENCE",
+    "DEFAULT_REASONING_TOKENS",
+    "EFFORT_WORDS",
     "LOGGER_NAME",
     "MAX_CHOICES",
     "MIN_CHOICES",
@@ -66,6 +74,7 @@ __all__ = [
     "REASONING_MESSAGE_KEYS",
     "STATE_MAX_DEPTH",
     "Answer",
+    "Api",
     "ChoiceAnswer",
     "ChoiceOutcome",
     "ChoiceQuestion",
@@ -99,4 +108,5 @@ __all__ = [
     "decide_choice_sync",
     "default_state",
     "is_provider_unavailable",
+    "provider_options",
 ]

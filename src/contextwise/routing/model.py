@@ -7,10 +7,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NoReturn, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from contextwise.effort import Effort, clamp_effort
-from contextwise.errors import InvalidTypeError, InvalidValueError, RoutingConfigurationError
+from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
+from contextwise.errors import (
+    ContextwiseError,
+    InvalidTypeError,
+    InvalidValueError,
+    RoutingConfigurationError,
+)
 from contextwise.routing.decision import (
     ChoiceQuestion,
     Decision,
@@ -29,6 +34,35 @@ DEFAULT_MIN_CONFIDENCE = 0.85
 """The default confidence threshold of a routing declaration."""
 
 
+Api: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+"""A provider API whose request options :func:`~contextwise.provider_options` knows how to build."""
+
+APIS: tuple[Api, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
+"""The accepted values of ``ModelSpec.api``."""
+
+EFFORT_WORDS: Mapping[Api, tuple[str, ...]] = MappingProxyType(
+    {
+        "openai-chat": ("none", "minimal", "low", "medium", "high", "xhigh", "max"),
+        "openai-responses": ("none", "minimal", "low", "medium", "high", "xhigh", "max"),
+        "anthropic": ("low", "medium", "high", "xhigh", "max"),
+        "gemini": ("minimal", "low", "medium", "high", "xhigh"),
+    }
+)
+"""The effort words each API accepts: OpenAI's ``reasoning_effort``, Anthropic's
+``output_config.effort`` and Gemini's ``thinking_level``."""
+
+DEFAULT_REASONING_TOKENS: Mapping[Effort, int] = MappingProxyType(
+    {
+        Effort.NONE: 0,
+        Effort.LOW: 1_024,
+        Effort.MEDIUM: 4_096,
+        Effort.HIGH: 16_384,
+        Effort.MAX: 32_768,
+    }
+)
+"""The thinking budget of a level that ``ModelSpec.reasoning_tokens`` does not list."""
+
+
 class ModelSpec(BaseModel):
     """A candidate model and its own settings.
 
@@ -36,10 +70,29 @@ class ModelSpec(BaseModel):
     to call it: the name, the effort to request, the output reserve and the context window. A bare
     string given to :class:`ModelRouting` means ``ModelSpec(name=...)``.
 
+    ``api``, ``effort_names`` and ``reasoning_tokens`` say how an effort level reaches the
+    provider: :func:`~contextwise.provider_options` turns them into the keyword arguments of the
+    provider's own SDK. Each is checked at construction, and a failure raises a
+    :class:`~contextwise.errors.RoutingConfigurationError` whose ``field`` parameter names the
+    field: an unknown API (``unknown_api``), an effort word that no provider accepts
+    (``unknown_effort_name``) or that the declared API does not accept
+    (``effort_name_not_in_api``), a thinking budget that leaves no room for the answer in the
+    output limit (``reasoning_tokens_over_output``) or exceeds the context window
+    (``reasoning_tokens_over_window``). An unknown effort level raises
+    :class:`~contextwise.errors.InvalidValueError` (code ``invalid_effort``).
+
     Examples:
         >>> spec = ModelSpec(name="big-thinker", effort="medium", supported_efforts=["low", "high"])
         >>> spec.effort_sent
         <Effort.HIGH: 'high'>
+        >>> spec = ModelSpec(
+        ...     name="claude-sonnet-4-6",
+        ...     api="anthropic",
+        ...     max_output_tokens=32_000,
+        ...     reasoning_tokens={"high": 24_000},
+        ... )
+        >>> spec.thinking_budget("high"), spec.thinking_budget("low"), spec.thinking_budget("none")
+        (24000, 1024, 0)
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -59,6 +112,23 @@ class ModelSpec(BaseModel):
     supported_efforts: tuple[Effort, ...] | None = Field(default=None, min_length=1)
     """The effort levels the model accepts, or ``None`` when it accepts them all."""
 
+    api: Api | None = None
+    """The provider API that serves the model, or ``None`` when contextwise need not know it."""
+
+    effort_names: dict[Effort, str] | None = None
+    """The provider's word for some effort levels, such as ``{"low": "minimal"}``; a level
+    without an entry is sent under its own name, or as a thinking budget where the API takes one."""
+
+    reasoning_tokens: dict[Effort, int] | None = None
+    """The thinking budget in tokens of some effort levels, for the APIs that take a budget; a
+    level without an entry takes :data:`DEFAULT_REASONING_TOKENS`."""
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as error:
+            raise _coded_error(error) from None
+
     @field_validator("name")
     @classmethod
     def _check_name(cls, name: str) -> str:
@@ -66,12 +136,145 @@ class ModelSpec(BaseModel):
             raise RoutingConfigurationError("blank_model_name", field="name", value=repr(name))
         return name
 
+    @field_validator("api", mode="before")
+    @classmethod
+    def _check_api(cls, api: object) -> object:
+        if api is not None and api not in APIS:
+            raise RoutingConfigurationError(
+                "unknown_api", field="api", supported=list(APIS), value=repr(api)
+            )
+        return api
+
+    @field_validator("effort_names", mode="before")
+    @classmethod
+    def _check_effort_names(cls, names: object) -> object:
+        for name, word in _effort_entries(names, "effort_names"):
+            if not isinstance(word, str):
+                raise InvalidTypeError("not_a_string", name=name, type_name=type(word).__name__)
+        return names
+
+    @field_validator("reasoning_tokens", mode="before")
+    @classmethod
+    def _check_reasoning_tokens(cls, budgets: object) -> object:
+        for name, tokens in _effort_entries(budgets, "reasoning_tokens"):
+            if isinstance(tokens, bool) or not isinstance(tokens, int):
+                raise InvalidTypeError(
+                    "not_a_number", name=name, type_name=type(tokens).__name__
+                )
+            if tokens < 0:
+                raise InvalidValueError("negative_size", name=name, value=tokens)
+        return budgets
+
+    @model_validator(mode="after")
+    def _check_effort_settings(self) -> ModelSpec:
+        _check_effort_words(self.effort_names or {}, self.api)
+        for level, tokens in (self.reasoning_tokens or {}).items():
+            if self.max_output_tokens is not None and tokens >= self.max_output_tokens:
+                raise RoutingConfigurationError(
+                    "reasoning_tokens_over_output",
+                    field="reasoning_tokens",
+                    level=level.value,
+                    tokens=tokens,
+                    limit=self.max_output_tokens,
+                )
+            if self.window is not None and tokens > self.window:
+                raise RoutingConfigurationError(
+                    "reasoning_tokens_over_window",
+                    field="reasoning_tokens",
+                    level=level.value,
+                    tokens=tokens,
+                    limit=self.window,
+                )
+        return self
+
     @property
     def effort_sent(self) -> Effort | None:
         """The effort to send: ``effort`` clamped to ``supported_efforts`` with ``clamp_effort``."""
         if self.effort is None:
             return None
         return clamp_effort(self.effort, self.supported_efforts)
+
+    def thinking_budget(self, effort: EffortLevel | None) -> int:
+        """Return the thinking budget in tokens of an effort level for this model.
+
+        The budget is the level's entry in ``reasoning_tokens``, otherwise its entry in
+        :data:`DEFAULT_REASONING_TOKENS`, lowered to half the output limit when it would leave no
+        room for the answer. No effort, or the level ``none``, has a budget of 0.
+
+        Args:
+            effort: The effort level, as it is sent (already clamped), or ``None``.
+
+        Returns:
+            The number of tokens the model may spend thinking at that level.
+
+        Raises:
+            InvalidValueError: When the effort is not an effort level (code ``invalid_effort``).
+
+        Examples:
+            >>> ModelSpec(name="m", max_output_tokens=8_000).thinking_budget("high")
+            4000
+        """
+        if effort is None:
+            return 0
+        level = Effort(effort)
+        if level is Effort.NONE:
+            return 0
+        explicit = (self.reasoning_tokens or {}).get(level)
+        if explicit is not None:
+            return explicit
+        budget = DEFAULT_REASONING_TOKENS[level]
+        if self.max_output_tokens is not None and budget >= self.max_output_tokens:
+            budget = self.max_output_tokens // 2
+        return budget
+
+
+def _effort_entries(entries: object, field: str) -> list[tuple[str, object]]:
+    """The entries of a mapping keyed by effort level, each named for error messages."""
+    if entries is None:
+        return []
+    if not isinstance(entries, Mapping):
+        raise InvalidTypeError("not_a_mapping", name=field, type_name=type(entries).__name__)
+    named: list[tuple[str, object]] = []
+    for level, value in entries.items():
+        if not is_effort(level):
+            raise InvalidValueError(
+                "invalid_effort",
+                name=field,
+                value=str(level),
+                supported=[member.value for member in Effort],
+            )
+        named.append((f"{field}[{Effort(level).value}]", value))
+    return named
+
+
+def _check_effort_words(names: Mapping[Effort, str], api: Api | None) -> None:
+    accepted = EFFORT_WORDS[api] if api is not None else _ALL_EFFORT_WORDS
+    for level, word in names.items():
+        if word in accepted:
+            continue
+        code = "unknown_effort_name" if word not in _ALL_EFFORT_WORDS else "effort_name_not_in_api"
+        raise RoutingConfigurationError(
+            code,
+            field="effort_names",
+            level=level.value,
+            value=word,
+            api=api or "",
+            accepted=list(accepted if code == "effort_name_not_in_api" else _ALL_EFFORT_WORDS),
+        )
+
+
+_ALL_EFFORT_WORDS: tuple[str, ...] = tuple(
+    dict.fromkeys(word for words in EFFORT_WORDS.values() for word in words)
+)
+
+
+def _coded_error(error: ValidationError) -> Exception:
+    """The contextwise error behind a pydantic validation error, when a validator raised one."""
+    for detail in error.errors():
+        cause = detail.get("ctx", {}).get("error")
+        if isinstance(cause, ContextwiseError):
+            return cause
+    return error
 
 
 @dataclass(frozen=True, slots=True)
