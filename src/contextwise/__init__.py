@@ -17,6 +17,7 @@ from contextwise.errors import (
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
+    RoutingRuleError,
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
@@ -100,6 +101,8 @@ from contextwise.routing import (
     RouteOutcome,
     RoutingContext,
     RoutingEvent,
+    RoutingRule,
+    RuleRouter,
     TextAnswer,
     TextQuestion,
     check_json_state,
@@ -194,6 +197,9 @@ __all__ = [
     "RoutingConfigurationError",
     "RoutingContext",
     "RoutingEvent",
+    "RoutingRule",
+    "RoutingRuleError",
+    "RuleRouter",
     "SelectionMode",
     "SequenceSelection",
     "StepKind",

@@ -368,6 +368,28 @@ class RoutingConfigurationError(InvalidValueError):
         "missing_output_limit": N_(
             "Model '{model}' declares no {field}, and the {api} API requires an output limit."
         ),
+        "blank_rule_id": N_("A routing rule's {field} must be a non-blank string, got {value}."),
+        "rule_not_callable": N_(
+            "The {field} condition of rule '{rule}' must be a function of the routing context, "
+            "got a value of type {type_name}."
+        ),
+        "rule_without_condition": N_(
+            "Rule '{rule}' sets no condition; give it min_tokens, min_step, has_tools or when, "
+            "and let the default model take the steps that no rule matches."
+        ),
+        "missing_default": N_(
+            "A rule router needs a {field} model for the steps that no rule matches; the "
+            "candidate models are {known}."
+        ),
+        "empty_models": N_("{field} must hold at least one candidate model."),
+        "invalid_rule": N_(
+            "{field} entry {index} must be a RoutingRule, got a value of type {type_name}."
+        ),
+        "duplicate_rule_id": N_("{field} holds more than one rule with the id '{rule}'."),
+        "unknown_rule_model": N_(
+            "Rule '{rule}' names the model '{model}', which is not one of the candidate models "
+            "{known}."
+        ),
         "invalid_routing": N_(
             "{field} must be a ModelRouting declaration, got a value of type {type_name}."
         ),
@@ -477,6 +499,25 @@ class DecisionResponseError(InvalidValueError):
             "The chosen option '{choice}' must be the most probable one, but it has probability "
             "{probability} and '{top}' has {top_probability}."
         ),
+    }
+
+
+class RoutingRuleError(ContextwiseError):
+    """A routing rule raised while a rule router tried it.
+
+    The rule's own error is the ``__cause__`` of this one, and its text is the ``detail``.
+
+    Examples:
+        >>> from contextwise import RoutingRuleError
+        >>> err = RoutingRuleError(
+        ...     "rule_failed", rule="long-context", step=4, error_type="KeyError", detail="'tokens'"
+        ... )
+        >>> print(err.render("en"))
+        The routing rule 'long-context' failed at step 4 with KeyError. Detail: 'tokens'
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "rule_failed": N_("The routing rule '{rule}' failed at step {step} with {error_type}."),
     }
 
 

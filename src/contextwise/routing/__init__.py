@@ -58,6 +58,7 @@ from contextwise.routing.router import (
     RoutingEvent,
     default_state,
 )
+from contextwise.routing.rules import RULES_PROVIDER, RoutingRule, RulePredicate, RuleRouter
 
 __all__ = [
     "APIS",
@@ -72,6 +73,7 @@ __all__ = [
     "PROBABILITY_TOLERANCE",
     "REASONING_BLOCK_TYPES",
     "REASONING_MESSAGE_KEYS",
+    "RULES_PROVIDER",
     "STATE_MAX_DEPTH",
     "Answer",
     "Api",
@@ -100,6 +102,9 @@ __all__ = [
     "RouteReason",
     "RoutingContext",
     "RoutingEvent",
+    "RoutingRule",
+    "RulePredicate",
+    "RuleRouter",
     "StateFunction",
     "TextAnswer",
     "TextQuestion",

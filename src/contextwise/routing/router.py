@@ -30,8 +30,11 @@ logger = logging.getLogger(LOGGER_NAME)
 # of reaching the "last resort" handler that prints warnings to stderr.
 logger.addHandler(logging.NullHandler())
 
-RouteReason: TypeAlias = Literal["selected", "confidence", "unavailable"]
-"""Why a model was chosen: the provider's confident choice, a low confidence, or an outage."""
+RouteReason: TypeAlias = str
+"""Why a model was chosen. A :class:`ModelRouter` says ``selected`` (the provider's confident
+choice), ``confidence`` (a low confidence, fallback) or ``unavailable`` (an outage, fallback); a
+:class:`~contextwise.routing.RuleRouter` says ``rule:<id>`` (the first rule that matched) or
+``default``."""
 
 REASONING_BLOCK_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
 """The content block and item types that the default state leaves out."""
@@ -82,6 +85,10 @@ class RouteOutcome(BaseModel):
 
     effort_sent: Effort | None
     """The chosen model's effort after ``clamp_effort`` against its supported levels."""
+
+    effort: Effort | None = None
+    """The effort of this step, clamped to the chosen model's supported levels: the level the
+    effort question chose, or the matching rule's, and otherwise ``effort_sent``."""
 
     proposed: str | None = None
     """The label the provider chose, kept even when a low confidence replaced it by the
@@ -531,6 +538,7 @@ class ModelRouter:
             confidence=confidence,
             usage=usage,
             effort_sent=effort_sent,
+            effort=effort_sent,
             proposed=None if outcome is None else outcome.choice,
         )
         duration_ms = (perf_counter() - start) * 1000.0
