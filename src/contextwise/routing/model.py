@@ -9,19 +9,14 @@ from typing import Any, Literal, NoReturn, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from contextwise.decision.core import check_min_confidence, check_timeout
+from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
     ContextwiseError,
     InvalidTypeError,
     InvalidValueError,
     RoutingConfigurationError,
-)
-from contextwise.routing.decision import (
-    ChoiceQuestion,
-    Decision,
-    DecisionProvider,
-    check_min_confidence,
-    check_timeout,
 )
 
 OnError: TypeAlias = Literal["fallback", "fail"]
