@@ -368,6 +368,14 @@ class RoutingConfigurationError(InvalidValueError):
         "missing_output_limit": N_(
             "Model '{model}' declares no {field}, and the {api} API requires an output limit."
         ),
+        "effort_question_is_routing_question": N_(
+            "{field} names the routing question '{question}'; the effort needs a question of "
+            "its own."
+        ),
+        "effort_question_labels": N_(
+            "{field} '{question}' must offer effort levels as its choices, but {labels} are not "
+            "among {supported}."
+        ),
         "blank_rule_id": N_("A routing rule's {field} must be a non-blank string, got {value}."),
         "rule_not_callable": N_(
             "The {field} condition of rule '{rule}' must be a function of the routing context, "

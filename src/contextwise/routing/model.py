@@ -329,8 +329,15 @@ class ModelRouting:
     ``unknown_question``, ``question_not_choice``), the models (``models_not_mapping``,
     ``models_do_not_match_criteria``, ``invalid_model_spec``), the fallback
     (``unknown_fallback``), ``min_confidence`` (``invalid_min_confidence``), ``on_error``
-    (``invalid_on_error``), ``state`` (``state_not_callable``) and ``timeout``
-    (``invalid_timeout``). The declaration is immutable.
+    (``invalid_on_error``), ``state`` (``state_not_callable``), ``timeout``
+    (``invalid_timeout``) and the effort question (``unknown_question``,
+    ``question_not_choice``, ``effort_question_is_routing_question``,
+    ``effort_question_labels``). The declaration is immutable.
+
+    With ``effort_question``, the decision also chooses the effort of the step: a second choice
+    question whose labels are effort levels, asked in the same request. The chosen level, clamped
+    to the chosen model's supported levels, is the route's ``effort``; when either answer is
+    under the confidence threshold, or on an outage, the route keeps the model's own effort.
 
     Args:
         provider: The decision provider that answers the routing question.
@@ -349,6 +356,8 @@ class ModelRouting:
             active model, the tools and the messages without reasoning blocks.
         timeout: The maximum number of seconds to wait for the provider's answer; ``None``
             waits as long as it takes. A timeout counts as an outage of the provider.
+        effort_question: The key of a second choice question of ``decision`` whose labels are
+            effort levels, or ``None`` to send each model's own effort.
 
     Raises:
         RoutingConfigurationError: When a field is invalid, as listed above.
@@ -383,6 +392,8 @@ class ModelRouting:
     __slots__ = (
         "_effort_sent",
         "decision",
+        "effort_choice_question",
+        "effort_question",
         "fallback",
         "min_confidence",
         "model",
@@ -428,6 +439,12 @@ class ModelRouting:
     timeout: float | None
     """The maximum number of seconds to wait for the provider's answer, or ``None``."""
 
+    effort_question: str | None
+    """The key of the effort question in ``decision``, or ``None``."""
+
+    effort_choice_question: ChoiceQuestion | None
+    """The effort question itself, or ``None``."""
+
     _effort_sent: Mapping[str, Effort | None]
 
     def __init__(
@@ -442,6 +459,7 @@ class ModelRouting:
         on_error: OnError = "fallback",
         state: StateFunction | None = None,
         timeout: float | None = None,
+        effort_question: str | None = None,
     ) -> None:
         if not isinstance(getattr(provider, "name", None), str) or not callable(
             getattr(provider, "request", None)
@@ -470,6 +488,7 @@ class ModelRouting:
                 "state_not_callable", field="state", type_name=type(state).__name__
             )
         seconds = check_timeout(timeout)
+        effort_choices = _effort_question(decision, effort_question, question)
         assign = object.__setattr__
         assign(self, "provider", provider)
         assign(self, "model", model)
@@ -482,6 +501,8 @@ class ModelRouting:
         assign(self, "on_error", on_error)
         assign(self, "state", state)
         assign(self, "timeout", seconds)
+        assign(self, "effort_question", effort_question)
+        assign(self, "effort_choice_question", effort_choices)
         assign(
             self,
             "_effort_sent",
@@ -517,7 +538,9 @@ class ModelRouting:
         )
 
 
-def _routing_question(decision: object, question: object) -> ChoiceQuestion:
+def _routing_question(
+    decision: object, question: object, field: str = "question"
+) -> ChoiceQuestion:
     if not isinstance(decision, Decision):
         raise RoutingConfigurationError(
             "invalid_decision", field="decision", type_name=type(decision).__name__
@@ -525,14 +548,36 @@ def _routing_question(decision: object, question: object) -> ChoiceQuestion:
     if not isinstance(question, str) or question not in decision.questions:
         raise RoutingConfigurationError(
             "unknown_question",
-            field="question",
+            field=field,
             question=str(question),
             known=list(decision.questions),
         )
     found = decision.questions[question]
     if not isinstance(found, ChoiceQuestion):
         raise RoutingConfigurationError(
-            "question_not_choice", field="question", question=question, kind=found.kind
+            "question_not_choice", field=field, question=question, kind=found.kind
+        )
+    return found
+
+
+def _effort_question(
+    decision: Decision, effort_question: object, question: str
+) -> ChoiceQuestion | None:
+    if effort_question is None:
+        return None
+    if effort_question == question:
+        raise RoutingConfigurationError(
+            "effort_question_is_routing_question", field="effort_question", question=question
+        )
+    found = _routing_question(decision, effort_question, "effort_question")
+    wrong = [label for label in found.criteria if not is_effort(label)]
+    if wrong:
+        raise RoutingConfigurationError(
+            "effort_question_labels",
+            field="effort_question",
+            question=str(effort_question),
+            labels=wrong,
+            supported=[level.value for level in Effort],
         )
     return found
 
