@@ -1,4 +1,4 @@
-"""The decision chooses the effort too: ModelRouting(effort_question=...) and RouteOutcome.effort."""
+"""The decision chooses the effort: ModelRouting(effort_question=...) and RouteOutcome.effort."""
 
 from __future__ import annotations
 
