@@ -152,6 +152,10 @@ class InvalidValueError(ContextwiseError, ValueError):
             "The fragment '{fragment_id}' must have exactly one of text and messages."
         ),
         "blank_fragment_id": N_("A fragment id must be a non-blank string, got {value}."),
+        "invalid_fragment_role": N_(
+            "The role of fragment '{fragment_id}' must be one of {supported}, and only a text "
+            "fragment takes one; got {value}."
+        ),
         "fragment_not_found": N_(
             "There is no fragment '{fragment_id}'; the fragments are {fragment_ids}."
         ),
@@ -375,6 +379,13 @@ class RoutingConfigurationError(InvalidValueError):
         "effort_question_labels": N_(
             "{field} '{question}' must offer effort levels as its choices, but {labels} are not "
             "among {supported}."
+        ),
+        "router_or_model": N_(
+            "Preparing a step needs exactly one of {field} and model: a router that picks among "
+            "models, or the one model that runs the step."
+        ),
+        "invalid_router": N_(
+            "{field} must be a ModelRouter or a RuleRouter, got a value of type {type_name}."
         ),
         "blank_rule_id": N_("A routing rule's {field} must be a non-blank string, got {value}."),
         "rule_not_callable": N_(
