@@ -38,7 +38,9 @@ from contextwise.errors import (
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
+    LANGUAGES,
     SUPPORTED_LOCALES,
+    Language,
     Locale,
     get_locale,
     normalize_locale,
@@ -132,6 +134,7 @@ __all__ = [
     "DEFAULT_REASONING_TOKENS",
     "DEFAULT_TRIM_MARKER",
     "EFFORT_WORDS",
+    "LANGUAGES",
     "SUPPORTED_LOCALES",
     "Api",
     "AppMutation",
@@ -178,6 +181,7 @@ __all__ = [
     "GroupingKind",
     "InvalidTypeError",
     "InvalidValueError",
+    "Language",
     "Locale",
     "MessageGroup",
     "MessageLayout",
