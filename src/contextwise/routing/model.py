@@ -476,17 +476,7 @@ class ModelRouting:
                 "unknown_fallback", field="fallback", fallback=str(fallback), known=list(specs)
             )
         threshold = check_min_confidence(min_confidence)
-        if not isinstance(on_error, str) or on_error not in ON_ERROR_CHOICES:
-            raise RoutingConfigurationError(
-                "invalid_on_error",
-                field="on_error",
-                supported=list(ON_ERROR_CHOICES),
-                value=repr(on_error),
-            )
-        if state is not None and not callable(state):
-            raise RoutingConfigurationError(
-                "state_not_callable", field="state", type_name=type(state).__name__
-            )
+        _check_on_error_and_state(on_error, state)
         seconds = check_timeout(timeout)
         effort_choices = _effort_question(decision, effort_question, question)
         assign = object.__setattr__
@@ -535,6 +525,20 @@ class ModelRouting:
             f"question={self.question!r}, models={list(self.models)!r}, "
             f"fallback={self.fallback!r}, min_confidence={self.min_confidence!r}, "
             f"on_error={self.on_error!r}, timeout={self.timeout!r})"
+        )
+
+
+def _check_on_error_and_state(on_error: object, state: object) -> None:
+    if not isinstance(on_error, str) or on_error not in ON_ERROR_CHOICES:
+        raise RoutingConfigurationError(
+            "invalid_on_error",
+            field="on_error",
+            supported=list(ON_ERROR_CHOICES),
+            value=repr(on_error),
+        )
+    if state is not None and not callable(state):
+        raise RoutingConfigurationError(
+            "state_not_callable", field="state", type_name=type(state).__name__
         )
 
 
