@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from freshness import blob_id, main, recorded_version, stale, stamp, stamp_text, translations
 
 from conftest import ROOT
-from freshness import blob_id, main, recorded_version, stale, stamp, stamp_text, translations
 
 ENGLISH = "# Budgeting\n\nThe budget is shared.\n"
 

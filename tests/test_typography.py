@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
+from typography import NBSP, fix_french_spaces, french_faults
 
 from conftest import ROOT
-from typography import NBSP, fix_french_spaces, french_faults
 
 FRENCH_PAGES = sorted(
     page for page in (ROOT / "docs/fr").rglob("*.md") if "reference" not in page.parts
@@ -36,7 +36,8 @@ def test_french_translations_use_no_break_spaces_and_decimal_commas(domain: str)
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         for string in strings:
             if message.id and string:
-                found += [f"[{message.context or message.id}] {f}" for _, f in french_faults(string)]
+                where = message.context or message.id
+                found += [f"[{where}] {fault}" for _, fault in french_faults(string)]
     assert not found, "\n".join(found)
 
 
