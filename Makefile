@@ -13,12 +13,12 @@ $(STAMP): pyproject.toml tools/docs/constraints.txt
 	touch $(STAMP)
 
 catalogs: $(STAMP)
-	$(PY) tools/i18n/catalogs.py compile
+	$(PY) -m tools.i18n.catalogs compile
 
 # The reference is regenerated from the code, then the three languages are built; any warning
 # (a broken link or anchor included) fails the build.
 docs: $(STAMP) catalogs
-	$(PY) tools/docs/gen_sdk_reference.py render
+	$(PY) -m tools.docs.gen_sdk_reference render
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 serve: docs
@@ -39,7 +39,7 @@ test: $(STAMP) catalogs lint types
 BENCHMARKS = $(sort $(wildcard benchmarks/bench_*.py))
 
 bench: $(STAMP) catalogs
-	@$(PY) tools/docs/perf_page.py environment
+	@$(PY) -m tools.docs.perf_page environment
 	@status=0; for script in $(BENCHMARKS); do \
 		echo "== $$script"; $(PY) $$script || status=$$?; \
 	done; exit $$status
@@ -47,7 +47,7 @@ bench: $(STAMP) catalogs
 # Measure again, keep the output in benchmarks/results.txt and regenerate the Performance page.
 perf-page: $(STAMP) catalogs
 	-$(MAKE) --no-print-directory --silent bench > benchmarks/results.txt
-	$(PY) tools/docs/perf_page.py render benchmarks/results.txt
+	$(PY) -m tools.docs.perf_page render benchmarks/results.txt
 
 clean:
 	rm -rf $(VENV) site build dist .mypy_cache .pytest_cache .ruff_cache

@@ -30,13 +30,14 @@ from contextwise import (
     RoutingConfigurationError,
     TextAnswer,
     TextQuestion,
+    adecide_choice,
     check_json_state,
     decide_choice,
-    decide_choice_sync,
     is_provider_unavailable,
 )
-from contextwise.routing import CAUSE_CHAIN_DEPTH, MAX_CHOICES
-from test_routing_support import FakeProvider, HangingProvider, SyncProvider, answering, raising
+from contextwise.decision import CAUSE_CHAIN_DEPTH, MAX_CHOICES
+from support.errors import assert_translated
+from support.routing import FakeProvider, HangingProvider, SyncProvider, answering, raising
 
 QUESTION = ChoiceQuestion(
     instructions="Pick.", criteria={"fast": "Routine edits.", "deep": "Hard debugging."}
@@ -180,7 +181,7 @@ async def _decide(provider: Any, **overrides: Any) -> Any:
         "key": "model",
     }
     arguments.update(overrides)
-    return await decide_choice(provider, **arguments)
+    return await adecide_choice(provider, **arguments)
 
 
 async def test_decide_choice_sends_one_question_and_validates_the_answer() -> None:
@@ -218,9 +219,9 @@ async def test_decide_choice_accepts_a_returned_model_and_a_sync_provider() -> N
     assert len(sync.requests) == 1
 
 
-def test_decide_choice_sync_runs_the_same_core() -> None:
+def test_sync_decide_choice_runs_the_same_core() -> None:
     provider = SyncProvider(answering("deep", 0.2))
-    outcome = decide_choice_sync(
+    outcome = decide_choice(
         provider,
         model="router-mini",
         question=QUESTION,
@@ -455,7 +456,7 @@ def test_provider_errors_take_a_free_text_detail(
         error.detail,
         str(error),
     )
-    assert error.render("fr") and error.render("zh")
+    assert_translated(error)
     if error.detail:
         assert error.render("zh").endswith(error.detail)
 
@@ -469,7 +470,7 @@ def test_provider_errors_are_not_value_errors_but_response_errors_are() -> None:
     copy = pickle.loads(pickle.dumps(error))
     assert type(copy) is DecisionResponseError
     assert (copy.code, copy.params) == ("unknown_choice", error.params)
-    assert copy.render("fr") and copy.render("zh")
+    assert_translated(copy)
 
 
 def test_provider_errors_render_in_the_locale_given() -> None:

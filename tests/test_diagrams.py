@@ -9,10 +9,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ElementTree
 
 import pytest
-from diagrams import generate, main
-from typography import french_faults
 
 from conftest import ROOT
+from tools.docs.diagrams import generate, main
+from tools.docs.typography import french_faults
 
 SVG = "{http://www.w3.org/2000/svg}"
 PICTURES = {"budget-split.svg": "budgeting.md", "harness-step.svg": "harness-step.md"}

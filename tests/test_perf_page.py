@@ -9,9 +9,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ElementTree
 
 import pytest
-from perf_page import chart, environment, main, page, parse
 
 from conftest import ROOT
+from tools.docs.perf_page import chart, environment, main, page, parse
 
 OLD_TRIM = """\
    1000 messages: both keep the same 500 messages

@@ -20,7 +20,8 @@ from contextwise import (
     messages_chars,
     process_context,
 )
-from test_policy_histories import chat
+from support.errors import assert_translated
+from support.histories import chat
 
 
 def compress_policy(**step: Any) -> ContextPolicy:
@@ -224,7 +225,7 @@ def test_a_sync_compressor_that_times_out_fails_and_its_result_is_discarded() ->
         compress_policy(),
         [Fragment("h", messages=history)],
         compressors={"llm": slow},
-        compressor_timeout=0.05,
+        step_timeout=0.05,
     )
     release.set()
     assert time.perf_counter() - started < 4
@@ -412,7 +413,7 @@ def test_unknown_compressor_app_and_fragment_are_clear_errors() -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(app_policy(), [Fragment("doc", text="x")], apps={"mutate": len})
     assert caught.value.code == "unknown_fragment"
-    assert caught.value.render("fr") and caught.value.render("zh")
+    assert_translated(caught.value)
 
 
 def test_compressors_must_be_callables_in_a_mapping() -> None:
@@ -429,15 +430,15 @@ def test_compressors_must_be_callables_in_a_mapping() -> None:
 
 
 @pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf"), True, "1"])
-def test_compressor_timeout_must_be_positive_and_finite(timeout: Any) -> None:
+def test_step_timeout_must_be_positive_and_finite(timeout: Any) -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(
             compress_policy(),
             [Fragment("h", messages=chat(2))],
             compressors={"llm": summarize},
-            compressor_timeout=timeout,
+            step_timeout=timeout,
         )
-    assert caught.value.code == "invalid_compressor_timeout"
+    assert caught.value.code == "invalid_step_timeout"
 
 
 async def test_an_app_that_times_out_fails() -> None:
@@ -450,7 +451,7 @@ async def test_an_app_that_times_out_fails() -> None:
         app_policy(),
         [Fragment("h", messages=history)],
         apps={"mutate": slow},
-        compressor_timeout=0.05,
+        step_timeout=0.05,
     )
     assert_failed(result, history, "app_timeout")
 

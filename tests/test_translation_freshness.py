@@ -10,9 +10,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from freshness import blob_id, main, recorded_version, stale, stamp, stamp_text, translations
 
 from conftest import ROOT
+from tools.docs.freshness import (
+    blob_id,
+    main,
+    recorded_version,
+    stale,
+    stamp,
+    stamp_text,
+    translations,
+)
 
 ENGLISH = "# Budgeting\n\nThe budget is shared.\n"
 

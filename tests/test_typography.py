@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from typography import NBSP, fix_french_spaces, french_faults
 
 from conftest import ROOT
+from tools.docs.typography import NBSP, fix_french_spaces, french_faults
 
 FRENCH_PAGES = sorted(
     page for page in (ROOT / "docs/fr").rglob("*.md") if "reference" not in page.parts

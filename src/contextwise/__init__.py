@@ -4,6 +4,23 @@ The package root is the table of contents: every public name is importable from 
 """
 
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
+from contextwise.decision import (
+    ChoiceAnswer,
+    ChoiceOutcome,
+    ChoiceQuestion,
+    Decision,
+    DecisionProvider,
+    DecisionRequest,
+    DecisionResponse,
+    DecisionUsage,
+    OpenAIDecisionProvider,
+    TextAnswer,
+    TextQuestion,
+    adecide_choice,
+    check_json_state,
+    decide_choice,
+    is_provider_unavailable,
+)
 from contextwise.effort import Effort, EffortLevel, clamp_effort, compare_effort, is_effort
 from contextwise.errors import (
     ContextOverflowError,
@@ -20,7 +37,9 @@ from contextwise.errors import (
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
+    LANGUAGES,
     SUPPORTED_LOCALES,
+    Language,
     Locale,
     get_locale,
     normalize_locale,
@@ -77,34 +96,19 @@ from contextwise.policy import (
     validate_context_policy,
 )
 from contextwise.routing import (
-    ChoiceAnswer,
-    ChoiceOutcome,
-    ChoiceQuestion,
-    Decision,
     DecisionFailedEvent,
     DecisionFinishedEvent,
-    DecisionProvider,
-    DecisionRequest,
-    DecisionResponse,
     DecisionStartedEvent,
-    DecisionUsage,
     ModelRouter,
     ModelRouting,
     ModelSpec,
-    OpenAIDecisionProvider,
     RouteEvent,
     RouteOutcome,
     RoutingContext,
     RoutingEvent,
-    TextAnswer,
-    TextQuestion,
-    check_json_state,
-    decide_choice,
-    decide_choice_sync,
     default_state,
-    is_provider_unavailable,
 )
-from contextwise.step import PreparedStep, model_budget, prepare_step, prepare_step_sync
+from contextwise.step import PreparedStep, aprepare_step, model_budget, prepare_step
 from contextwise.tokens import (
     CallableCounter,
     EstimateCounter,
@@ -119,6 +123,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_TRIM_MARKER",
+    "LANGUAGES",
     "SUPPORTED_LOCALES",
     "AppMutation",
     "AppStep",
@@ -164,6 +169,7 @@ __all__ = [
     "GroupingKind",
     "InvalidTypeError",
     "InvalidValueError",
+    "Language",
     "Locale",
     "MessageGroup",
     "MessageLayout",
@@ -196,6 +202,8 @@ __all__ = [
     "TrimStep",
     "UnsupportedLocaleError",
     "__version__",
+    "adecide_choice",
+    "aprepare_step",
     "aprocess_context",
     "as_token_counter",
     "check_json_state",
@@ -204,7 +212,6 @@ __all__ = [
     "context_policy_json_schema",
     "count_tokens",
     "decide_choice",
-    "decide_choice_sync",
     "default_state",
     "estimate_tokens",
     "find_orphan_results",
@@ -220,7 +227,6 @@ __all__ = [
     "model_budget",
     "normalize_locale",
     "prepare_step",
-    "prepare_step_sync",
     "process_context",
     "set_locale",
     "tool_call_ids",

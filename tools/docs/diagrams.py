@@ -7,11 +7,12 @@ Two figures, written to ``docs/<lang>/assets/``:
 - ``harness-step.svg``: the harness step as a flow: context policy, model router, budget check
   (with its second pass and its error), then the request.
 
-The pictures are plain SVG with their text in the page's language, so they need no script in the
-browser and no network. Like the reference, they are generated and committed: ``--check`` changes
-nothing and exits 1 when a committed picture differs from what this script draws.
+The pictures are plain SVG with their text in the page's language (the ``site`` catalog, see
+tools/docs/site_labels.py), so they need no script in the browser and no network. Like the
+reference, they are generated and committed: ``--check`` changes nothing and exits 1 when a
+committed picture differs from what this script draws.
 
-    python tools/docs/diagrams.py [--check]
+    python -m tools.docs.diagrams [--check]
 """
 
 from __future__ import annotations
@@ -24,72 +25,12 @@ from xml.sax.saxutils import escape
 
 from babel.numbers import format_decimal
 
+from tools.docs import site_labels
+from tools.i18n import languages
+
 ROOT = Path(__file__).resolve().parents[2]
-BABEL_LOCALES = {"en": "en", "fr": "fr", "zh": "zh_Hans_CN"}
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
 INK, MUTED, ACCENT, LIGHT = "#1f2937", "#4b5563", "#3f51b5", "#e8eaf6"
-
-BUDGET_LABELS = {
-    "en": {
-        "title": "One context window, four shares",
-        "window": "W: the context window",
-        "context": "B_context: the prompt's context",
-        "out": "B_out: the answer",
-        "reasoning": "B_reasoning: reasoning",
-        "safety": "B_safety: safety margin",
-        "tokens": "{n} tokens",
-    },
-    "fr": {
-        "title": "Une fenêtre de contexte, quatre parts",
-        "window": "W\u00a0: la fenêtre de contexte",
-        "context": "B_context\u00a0: le contexte du prompt",
-        "out": "B_out\u00a0: la réponse",
-        "reasoning": "B_reasoning\u00a0: le raisonnement",
-        "safety": "B_safety\u00a0: la marge de sécurité",
-        "tokens": "{n}\u00a0jetons",
-    },
-    "zh": {
-        "title": "一个上下文窗口，分成四份",
-        "window": "W：上下文窗口",
-        "context": "B_context：提示词的上下文",
-        "out": "B_out：回答",
-        "reasoning": "B_reasoning：推理",
-        "safety": "B_safety：安全余量",
-        "tokens": "{n} 个词元",
-    },
-}
-
-STEP_LABELS: dict[str, dict[str, tuple[str, str]]] = {
-    "en": {
-        "input": ("The fragments of the context", "and the previous step's model"),
-        "policy": ("1. Context policy", "compacts for the previous model's budget"),
-        "router": ("2. Model router", "the decision model picks this step's model"),
-        "check": ("3. Budget check", "against the chosen model's budget"),
-        "request": ("4. The request", "messages, model and effort to send"),
-        "again": ("does not fit, smaller budget:", "compact again for it"),
-        "error": ("still too large:", "ContextOverflowError"),
-    },
-    "fr": {
-        "input": ("Les fragments du contexte", "et le modèle de l'étape précédente"),
-        "policy": ("1. Politique de contexte", "compacte pour le budget du modèle précédent"),
-        "router": ("2. Routeur de modèles", "le modèle de décision choisit le modèle"),
-        "check": ("3. Vérification du budget", "selon le budget du modèle choisi"),
-        "request": ("4. La requête", "messages, modèle et effort à envoyer"),
-        "again": ("ne tient pas, budget plus petit\u00a0:", "compacter à nouveau"),
-        "error": ("toujours trop grand\u00a0:", "ContextOverflowError"),
-    },
-    "zh": {
-        "input": ("上下文片段", "以及上一步骤所用的模型"),
-        "policy": ("1. 上下文策略", "按上一个模型的预算进行精简"),
-        "router": ("2. 模型路由器", "由决策模型为本步骤选择模型"),
-        "check": ("3. 预算检查", "按所选模型的上下文预算检查"),
-        "request": ("4. 请求", "要发送的消息、模型和推理强度"),
-        "again": ("放不下且预算更小：", "按该预算再精简一次"),
-        "error": ("仍然放不下：", "ContextOverflowError"),
-    },
-}
-
-FITS = {"en": "fits", "fr": "tient", "zh": "放得下"}
 
 # The budgeting guide's example: ContextBudget(window=200_000, output=8_000, reasoning=16_000).
 WINDOW, OUTPUT, REASONING = 200_000, 8_000, 16_000
@@ -122,10 +63,11 @@ def _svg(width: int, height: int, title: str, body: Iterable[str]) -> str:
 
 def budget_split(language: str) -> str:
     """The budget split, drawn to scale, labelled in ``language``."""
-    labels = BUDGET_LABELS[language]
+    text = site_labels.translator(language)
 
     def tokens(n: int) -> str:
-        return labels["tokens"].format(n=format_decimal(n, locale=BABEL_LOCALES[language]))
+        number = format_decimal(n, locale=languages.babel_locale(language))
+        return text("budget:tokens").format(n=number)
 
     left, width, top, height = 40, 760, 84, 56
     scale = width / WINDOW
@@ -135,12 +77,12 @@ def budget_split(language: str) -> str:
         ("reasoning", REASONING, "#ffa726"),
         ("safety", SAFETY, "#ef5350"),
     ]
-    body = [_text(left, 30, labels["title"], size=17, weight="bold")]
+    body = [_text(left, 30, text("budget:title"), size=17, weight="bold")]
     # the window, above the bar
     body += [
         f'<line x1="{left}" y1="64" x2="{left + width}" y2="64" stroke="{MUTED}" '
         'marker-start="url(#arrow)" marker-end="url(#arrow)"/>',
-        _text(left + width / 2, 56, f"{labels['window']} = {tokens(WINDOW)}", anchor="middle"),
+        _text(left + width / 2, 56, f"{text('budget:window')} = {tokens(WINDOW)}", anchor="middle"),
     ]
     x = float(left)
     label_y = top + height + 34
@@ -151,7 +93,7 @@ def budget_split(language: str) -> str:
             'stroke="#ffffff" stroke-width="1"/>'
         )
         if key == "context":
-            body.append(_text(x + span / 2, top + 24, labels["context"], anchor="middle",
+            body.append(_text(x + span / 2, top + 24, text("budget:context"), anchor="middle",
                               fill="#ffffff", weight="bold"))
             body.append(_text(x + span / 2, top + 44, tokens(size), anchor="middle",
                               fill="#ffffff"))
@@ -163,11 +105,12 @@ def budget_split(language: str) -> str:
                 f'<line x1="{centre:g}" y1="{top + height}" x2="{centre:g}" y2="{y - 14}" '
                 f'stroke="{colour}" stroke-width="2"/>'
             )
-            body.append(_text(centre + 6, y, f"{labels[key]} = {tokens(size)}", anchor="end"))
+            share = f"{text('budget:' + key)} = {tokens(size)}"
+            body.append(_text(centre + 6, y, share, anchor="end"))
         x += span
     formula = "B_context = W − B_out − B_reasoning − B_safety"
     body.append(_text(left, label_y + 130, formula, size=15, fill=MUTED))
-    return _svg(840, label_y + 150, labels["title"], body)
+    return _svg(840, label_y + 150, text("budget:title"), body)
 
 
 def _box(x: float, y: float, w: float, h: float, lines: tuple[str, str], *,
@@ -190,16 +133,19 @@ def _arrow(x1: float, y1: float, x2: float, y2: float, *, dashed: bool = False) 
 
 def harness_step(language: str) -> str:
     """The harness step as a flow, labelled in ``language``."""
-    labels = STEP_LABELS[language]
+    text = site_labels.translator(language)
+
+    def lines(key: str) -> tuple[str, str]:
+        return text(f"step:{key}"), text(f"step:{key}:detail")
     x, w, h, gap = 40, 380, 58, 34
     ys = [20 + i * (h + gap) for i in range(5)]
     body: list[str] = []
-    body += _box(x, ys[0], w, h, labels["input"], fill="#f5f5f5", stroke=MUTED)
+    body += _box(x, ys[0], w, h, lines("input"), fill="#f5f5f5", stroke=MUTED)
     for key, y in zip(("policy", "router", "check", "request"), ys[1:], strict=True):
-        body += _box(x, y, w, h, labels[key])
+        body += _box(x, y, w, h, lines(key))
     for upper, lower in pairwise(ys):
         body.append(_arrow(x + w / 2, upper + h, x + w / 2, lower - 2))
-    body.append(_text(x + w / 2 + 8, ys[4] - 12, FITS[language], size=13, fill=MUTED))
+    body.append(_text(x + w / 2 + 8, ys[4] - 12, text("step:fits"), size=13, fill=MUTED))
     # the second pass: from the check back to the policy, on the right
     check_mid, policy_mid, side = ys[3] + h / 2, ys[1] + h / 2, x + w + 60
     body.append(
@@ -207,20 +153,22 @@ def harness_step(language: str) -> str:
         f'stroke="{MUTED}" stroke-width="1.5" fill="none" stroke-dasharray="5 4" '
         'marker-end="url(#arrow)"/>'
     )
-    body.append(_text(side + 10, (check_mid + policy_mid) / 2 - 8, labels["again"][0], size=13))
-    body.append(_text(side + 10, (check_mid + policy_mid) / 2 + 10, labels["again"][1], size=13))
+    again = lines("again")
+    body.append(_text(side + 10, (check_mid + policy_mid) / 2 - 8, again[0], size=13))
+    body.append(_text(side + 10, (check_mid + policy_mid) / 2 + 10, again[1], size=13))
     # the error, to the right of the check
     error_x = side + 30
     body.append(_arrow(x + w, check_mid + 12, error_x - 2, check_mid + 12 + 40, dashed=True))
-    body += _box(error_x, check_mid + 30, 260, h, labels["error"], fill="#fdecea",
+    error = (text("step:error"), "ContextOverflowError")
+    body += _box(error_x, check_mid + 30, 260, h, error, fill="#fdecea",
                  stroke="#c62828")
-    return _svg(error_x + 280, ys[4] + h + 20, labels["policy"][0], body)
+    return _svg(error_x + 280, ys[4] + h + 20, text("step:policy"), body)
 
 
-def generate(languages: Iterable[str] = ("en", "fr", "zh")) -> dict[Path, str]:
-    """Every picture of every language: path -> SVG text."""
+def generate(codes: Iterable[str] | None = None) -> dict[Path, str]:
+    """Every picture of every language (or of ``codes``): path -> SVG text."""
     pictures: dict[Path, str] = {}
-    for language in languages:
+    for language in languages.codes() if codes is None else codes:
         assets = ROOT / "docs" / language / "assets"
         pictures[assets / "budget-split.svg"] = budget_split(language)
         pictures[assets / "harness-step.svg"] = harness_step(language)
@@ -242,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"written: {path.relative_to(ROOT)}")
     if check:
         for path in stale:
-            print(f"stale: {path.relative_to(ROOT)} (run python tools/docs/diagrams.py)")
+            print(f"stale: {path.relative_to(ROOT)} (run python -m tools.docs.diagrams)")
     return 1 if check and stale else 0
 
 

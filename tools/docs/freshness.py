@@ -9,8 +9,8 @@ exactly what changed in English since the translation was made.
 
 Commands (run from the repository's root)::
 
-    python tools/docs/freshness.py check          # list the stale translations; exit 1 if any
-    python tools/docs/freshness.py stamp PAGE...  # after updating PAGE, record the English version
+    python -m tools.docs.freshness check          # list the stale translations; exit 1 if any
+    python -m tools.docs.freshness stamp PAGE...  # after updating PAGE, record the English version
 
 ``stamp`` is the last step of a translation: update the French or Chinese page first, then stamp it.
 """
@@ -25,9 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.i18n import languages
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-SOURCE_LANGUAGE = "en"
+SOURCE_LANGUAGE = languages.source()
 GENERATED = ("reference", "performance.md")  # written by gen_sdk_reference and perf_page
 KEY = "english_version"
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?\n)---\n", re.S)
@@ -104,6 +106,17 @@ def translations(docs: Path = DOCS) -> Iterator[Translation]:
 def stale(docs: Path = DOCS) -> list[Translation]:
     """The translated pages whose English page changed since they were translated."""
     return [translation for translation in translations(docs) if not translation.fresh]
+
+
+def table(docs: Path = DOCS) -> list[tuple[str, dict[str, bool]]]:
+    """Each translated page (its path under the language's folder): language -> up to date."""
+    if not (docs / SOURCE_LANGUAGE).is_dir():
+        return []
+    rows: dict[str, dict[str, bool]] = {}
+    for translation in translations(docs):
+        language, *parts = translation.page.relative_to(docs).parts
+        rows.setdefault("/".join(parts), {})[language] = translation.fresh
+    return sorted(rows.items())
 
 
 def stamp(pages: list[Path], docs: Path = DOCS) -> list[Path]:

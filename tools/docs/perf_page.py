@@ -13,8 +13,8 @@ The page shows whatever benchmarks the output holds: a benchmark that is missing
 cannot be read is shown as printed, without a chart. ``render --check`` changes nothing and exits 1
 when a committed file differs from what ``benchmarks/results.txt`` gives.
 
-    python tools/docs/perf_page.py environment
-    python tools/docs/perf_page.py render [--check] [RESULTS]
+    python -m tools.docs.perf_page environment
+    python -m tools.docs.perf_page render [--check] [RESULTS]
 """
 
 from __future__ import annotations
@@ -28,14 +28,15 @@ import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import escape
 
 from babel.numbers import format_decimal
 
+from tools.docs import site_labels
+from tools.i18n import languages
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results.txt"
-BABEL_LOCALES = {"en": "en", "fr": "fr", "zh": "zh_Hans_CN"}
 PACKAGES = ("contextwise", "pydantic", "babel", "langchain-core", "sqlalchemy")
 SECTION = re.compile(r"^== (?P<script>\S+)\s*$")
 ENVIRONMENT = re.compile(r"^(?P<key>[a-z][\w -]*): (?P<value>.+)$")
@@ -45,104 +46,6 @@ ROW = re.compile(
 )
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
 COLOURS = ("#3f51b5", "#e65100", "#2e7d32", "#ad1457")
-NBSP = "\u00a0"
-
-TEXT: dict[str, dict[str, Any]] = {
-    "en": {
-        "title": "Performance",
-        "intro": "These figures come from one run of `make bench` on the machine described below. "
-        "This page is generated from that output (`benchmarks/results.txt`) by "
-        "`tools/docs/perf_page.py`: run `make perf-page` to measure again and regenerate it. "
-        "Compare the ratios rather than the times, which depend on the machine.",
-        "machine": "Machine and versions",
-        "what": "What",
-        "value": "Value",
-        "trim": "Trimming a long history",
-        "trim_text": "Trim time against history size, both axes logarithmic: the median time of "
-        "contextwise and of LangChain's `trim_messages` keeping the same messages.",
-        "chart_alt": "Trim time in milliseconds against history size in messages, for contextwise "
-        "and LangChain",
-        "size": "Messages",
-        "ratio": "Ratio",
-        "ms": "{name} (ms, median)",
-        "x_axis": "messages in the history",
-        "y_axis": "ms",
-        "outputs": "Every benchmark as printed",
-        "absent": "This run holds no trim table, so there is no chart.",
-        "titles": {
-            "bench_plan.py": "Planning segments",
-            "bench_trim.py": "Trimming: contextwise and LangChain",
-            "bench_route.py": "Routing overhead",
-            "bench_session.py": "The session loop: a conversation that grows",
-        },
-    },
-    "fr": {
-        "title": "Performances",
-        "intro": "Ces chiffres proviennent d'une exécution de `make bench` sur la machine décrite "
-        "ci-dessous. Cette page est générée à partir de sa sortie (`benchmarks/results.txt`) par "
-        "`tools/docs/perf_page.py`\u00a0: lancez `make perf-page` pour mesurer de nouveau et la "
-        "régénérer. Comparez les rapports plutôt que les durées, qui dépendent de la machine.",
-        "machine": "Machine et versions",
-        "what": "Élément",
-        "value": "Valeur",
-        "trim": "Élaguer un long historique",
-        "trim_text": "Durée de l'élagage selon la taille de l'historique, sur deux axes "
-        "logarithmiques\u00a0: durée médiane de contextwise et de `trim_messages` de LangChain, "
-        "qui gardent les mêmes messages.",
-        "chart_alt": "Durée de l'élagage en millisecondes selon la taille de l'historique en "
-        "messages, pour contextwise et LangChain",
-        "size": "Messages",
-        "ratio": "Rapport",
-        "ms": "{name} (ms, médiane)",
-        "x_axis": "messages dans l'historique",
-        "y_axis": "ms",
-        "outputs": "Chaque banc d'essai tel qu'il s'affiche",
-        "absent": "Cette exécution ne contient aucun tableau d'élagage\u00a0: pas de graphique.",
-        "titles": {
-            "bench_plan.py": "Planifier des segments",
-            "bench_trim.py": "Élaguer\u00a0: contextwise et LangChain",
-            "bench_route.py": "Le surcoût du routage",
-            "bench_session.py": "La boucle de session\u00a0: une conversation qui grandit",
-        },
-    },
-    "zh": {
-        "title": "性能",
-        "intro": "以下数据来自在下述机器上运行一次 `make bench` 的结果。本页由 "
-        "`tools/docs/perf_page.py` 根据其输出（`benchmarks/results.txt`）生成：运行 "
-        "`make perf-page` 即可重新测量并重新生成本页。耗时取决于机器，请比较比值而不是耗时。",
-        "machine": "机器与版本",
-        "what": "项目",
-        "value": "值",
-        "trim": "裁剪较长的对话历史",
-        "trim_text": "裁剪耗时与对话历史长度的关系，两条坐标轴均为对数刻度："
-        "contextwise 与 LangChain 的 `trim_messages` 保留相同消息时的耗时中位数。",
-        "chart_alt": "contextwise 与 LangChain 的裁剪耗时（毫秒）与对话历史消息数的关系",
-        "size": "消息数",
-        "ratio": "比值",
-        "ms": "{name}（毫秒，中位数）",
-        "x_axis": "对话历史中的消息数",
-        "y_axis": "毫秒",
-        "outputs": "各项基准测试的原始输出",
-        "absent": "本次运行没有裁剪表格，因此没有图表。",
-        "titles": {
-            "bench_plan.py": "规划预算段",
-            "bench_trim.py": "裁剪：contextwise 与 LangChain",
-            "bench_route.py": "路由的额外开销",
-            "bench_session.py": "会话循环：不断增长的对话",
-        },
-    },
-}
-
-
-FACTS = {
-    "en": {"date": "Date (UTC)", "cpu": "Processor", "cores": "Cores", "memory": "Memory",
-           "os": "System", "python": "Python"},
-    "fr": {"date": "Date (UTC)", "cpu": "Processeur", "cores": "Cœurs", "memory": "Mémoire",
-           "os": "Système", "python": "Python"},
-    "zh": {"date": "日期（UTC）", "cpu": "处理器", "cores": "核心数", "memory": "内存",
-           "os": "操作系统", "python": "Python"},
-}
-
 
 @dataclass
 class TrimTable:
@@ -215,7 +118,7 @@ def parse(text: str) -> Results:
 
 def _number(value: float, language: str, digits: int = 2) -> str:
     pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return format_decimal(value, format=pattern, locale=BABEL_LOCALES[language])
+    return format_decimal(value, format=pattern, locale=languages.babel_locale(language))
 
 
 def _series(results: Results) -> list[tuple[str, list[tuple[int, float]]]]:
@@ -229,7 +132,7 @@ def _series(results: Results) -> list[tuple[str, list[tuple[int, float]]]]:
 
 def chart(results: Results, language: str) -> str:
     """The trim chart: median time against history size, log-log, one line per series."""
-    text = TEXT[language]
+    text = site_labels.translator(language)
     series = _series(results)
     points = [point for _, line in series for point in line]
     left, top, width, height = 70, 40, 520, 300
@@ -260,8 +163,9 @@ def chart(results: Results, language: str) -> str:
         body.append(f'<text x="{x:.1f}" y="{top + height + 18}" font-size="12" '
                     f'text-anchor="middle">{escape(_number(size, language, 0))}</text>')
     body.append(f'<text x="{left + width / 2}" y="{top + height + 40}" font-size="13" '
-                f'text-anchor="middle">{escape(text["x_axis"])}</text>')
-    body.append(f'<text x="{left}" y="{top - 12}" font-size="13">{escape(text["y_axis"])}</text>')
+                f'text-anchor="middle">{escape(text("perf:x-axis"))}</text>')
+    y_axis = escape(text("perf:y-axis"))
+    body.append(f'<text x="{left}" y="{top - 12}" font-size="13">{y_axis}</text>')
     for index, (name, line) in enumerate(series):
         colour = COLOURS[index % len(COLOURS)]
         dash = ' stroke-dasharray="6 4"' if name.startswith("LangChain") else ""
@@ -279,7 +183,7 @@ def chart(results: Results, language: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="820" height="{top + height + 56}" '
         f'viewBox="0 0 820 {top + height + 56}" font-family="{FONT}" role="img" fill="#1f2937">\n'
-        f"<title>{escape(text['chart_alt'])}</title>\n"
+        f"<title>{escape(text('perf:chart-alt'))}</title>\n"
         f'<rect width="820" height="{top + height + 56}" fill="#ffffff"/>\n'
         + "\n".join(body)
         + "\n</svg>\n"
@@ -288,35 +192,36 @@ def chart(results: Results, language: str) -> str:
 
 def page(results: Results, language: str) -> str:
     """The Performance page in ``language``."""
-    text = TEXT[language]
+    text = site_labels.translator(language)
     lines = [
-        f"# {text['title']}",
+        f"# {text('perf:title')}",
         "",
-        "> This page is generated by `tools/docs/perf_page.py` from `make bench` output. "
-        "Do not edit it by hand." if language == "en" else _notice(language),
+        f"> {text('perf:notice')}",
         "",
-        text["intro"],
+        text("perf:intro"),
         "",
-        f"## {text['machine']} {{#machine}}",
+        f"## {text('perf:machine')} {{#machine}}",
         "",
-        f"| {text['what']} | {text['value']} |",
+        f"| {text('perf:what')} | {text('perf:value')} |",
         "|---|---|",
         *(
-            f"| {FACTS[language].get(key, key)} | `{value}` |"
+            f"| {text('perf:fact:' + key) if 'perf:fact:' + key in site_labels.LABELS else key} "
+            f"| `{value}` |"
             for key, value in results.environment.items()
         ),
         "",
-        f"## {text['trim']} {{#trim}}",
+        f"## {text('perf:trim')} {{#trim}}",
         "",
     ]
     if results.trim:
-        lines += [text["trim_text"], "", f"![{text['chart_alt']}](assets/trim-time.svg)", ""]
+        picture = f"![{text('perf:chart-alt')}](assets/trim-time.svg)"
+        lines += [text("perf:trim-text"), "", picture, ""]
         for table in results.trim:
             if table.mode:
                 lines += [f"**{table.mode}**", ""]
             lines += [
-                f"| {text['size']} | {text['ms'].format(name='contextwise')} | "
-                f"{text['ms'].format(name='LangChain')} | {text['ratio']} |",
+                f"| {text('perf:size')} | {text('perf:ms').format(name='contextwise')} | "
+                f"{text('perf:ms').format(name='LangChain')} | {text('perf:ratio')} |",
                 "|---|---|---|---|",
                 *(
                     f"| {_number(size, language, 0)} | {_number(ours, language)} | "
@@ -326,27 +231,21 @@ def page(results: Results, language: str) -> str:
                 "",
             ]
     else:
-        lines += [text["absent"], ""]
-    lines += [f"## {text['outputs']} {{#outputs}}", ""]
+        lines += [text("perf:absent"), ""]
+    lines += [f"## {text('perf:outputs')} {{#outputs}}", ""]
     for script, output in results.outputs.items():
-        title = text["titles"].get(script, script)
+        key = f"perf:bench:{script}"
+        title = text(key) if key in site_labels.LABELS else script
         anchor = script.removesuffix(".py").replace("_", "-")
         lines += [f"### {title} {{#{anchor}}}", "", f"`benchmarks/{script}`", "", "```text",
                   output, "```", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _notice(language: str) -> str:
-    if language == "fr":
-        return ("> Cette page est générée par `tools/docs/perf_page.py` à partir de la sortie de "
-                "`make bench`. Ne la modifiez pas à la main\u00a0: mesurez de nouveau.")
-    return "> 本页由 `tools/docs/perf_page.py` 根据 `make bench` 的输出生成，请勿手动编辑。"
-
-
-def generate(results: Results, languages: tuple[str, ...] = ("en", "fr", "zh")) -> dict[Path, str]:
-    """Every file of the Performance page: path -> text."""
+def generate(results: Results) -> dict[Path, str]:
+    """Every file of the Performance page, in every language: path -> text."""
     files: dict[Path, str] = {}
-    for language in languages:
+    for language in languages.codes():
         folder = ROOT / "docs" / language
         files[folder / "performance.md"] = page(results, language)
         if results.trim:

@@ -38,13 +38,6 @@ HEADING_ATTRIBUTES = re.compile(r"^(?P<heading>#{1,6} .*?)\s*\{#[\w.-]+\}\s*$", 
 AUTOREF = re.compile(r"\[(?P<text>[^\]]*)\]\[(?P<identifier>[\w.]+)\]")
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
 
-LLMS_INTRO = {
-    "en": "The guides and the API reference of {name}, in English. {full} holds them all as one "
-    "Markdown file.",
-    "fr": "Les guides et la référence de l'API de {name}, en français. {full} les réunit tous en "
-    "un seul fichier Markdown.",
-    "zh": "{name} 的指南和 API 参考（简体中文）。{full} 把它们全部合并为一个 Markdown 文件。",
-}
 OPTIONAL = "Optional"  # the llms.txt convention gives this section name its meaning: skippable
 
 
@@ -150,11 +143,20 @@ def absolute_links(markdown: str, src_path: str, base: str, refs: dict[str, str]
     return AUTOREF.sub(autoref, LINK.sub(link, text)).strip() + "\n"
 
 
+def first_paragraph(markdown: str, base: str) -> str:
+    """The first paragraph after a page's title, links made absolute: the home page's summary."""
+    for block in re.split(r"\n\s*\n", absolute_links(markdown, "index.md", base, {})):
+        if block.strip() and not block.lstrip().startswith(("#", "```", ">", "-", "|", "![")):
+            return " ".join(block.split())
+    return ""
+
+
 def llms_txt(
     *, name: str, description: str, intro: str, base: str, pages: list[tuple[str | None, str, str]]
 ) -> str:
     """The ``llms.txt`` of one language: (section, title, URL under ``base``) in reading order."""
-    lines = [f"# {name}", "", f"> {description}", "", intro, ""]
+    full = f"- [llms-full.txt]({base}llms-full.txt)"
+    lines = [f"# {name}", "", f"> {description}", "", intro, "", full, ""]
     sections: dict[str, list[str]] = {}
     for section, title, url in pages:
         sections.setdefault(section or OPTIONAL, []).append(f"- [{title}]({base}{url})")
@@ -180,7 +182,6 @@ def _language_prefix(config: Any, pages: list[Page]) -> str:
 def on_env(env: Any, config: Any, files: Any) -> Any:
     pages = [file.page for file in files.documentation_pages() if file.page is not None]
     prefix = _language_prefix(config, pages)
-    language = str(config.theme["language"])
     site = Path(config.site_dir) / prefix
     site.mkdir(parents=True, exist_ok=True)
     base = (config.site_url or "/").rstrip("/") + "/" + prefix
@@ -205,9 +206,8 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
         for page in ordered
         if page.url != prefix
     ]
-    intro = LLMS_INTRO.get(language, LLMS_INTRO["en"]).format(
-        name=config.site_name, full=f"[llms-full.txt]({base}llms-full.txt)"
-    )
+    home = next((page for page in ordered if page.url == prefix), None)
+    intro = first_paragraph(home.markdown or "", base) if home is not None else ""
     head = dict(name=config.site_name, description=config.site_description or "", base=base)
     (site / "llms.txt").write_text(llms_txt(**head, intro=intro, pages=listed), encoding="utf-8")
     full = [f"# {config.site_name}\n\n> {head['description']}\n"]

@@ -6,8 +6,8 @@ left alone: fenced blocks, inline code (single or double backticks), HTML tags, 
 and heading ids. A version number after a name (``Python 3.11``) and a literal quoted in « » are
 not decimals of the text.
 
-    python tools/docs/typography.py check FILE...   # list the faults; exit 1 if any
-    python tools/docs/typography.py fix FILE...     # put the no-break spaces in
+    python -m tools.docs.typography check FILE...   # list the faults; exit 1 if any
+    python -m tools.docs.typography fix FILE...     # put the no-break spaces in
 """
 
 from __future__ import annotations

@@ -1,9 +1,14 @@
 """The page labels of the reference, in English; each is a message with context ``label:<key>``.
 
-Placeholders in braces are filled by the renderer; a translation must keep them as they are.
+Placeholders in braces are filled by the renderer; a translation must keep them as they are. The
+names of the translated languages (``lang:<code>``) are not written here: :func:`labels` adds one
+per language of :data:`contextwise.i18n.LANGUAGES`, in English from CLDR, for translators to
+translate like the others.
 """
 
 from __future__ import annotations
+
+from tools.i18n import languages
 
 LABELS: dict[str, str] = {
     # Every page
@@ -73,10 +78,21 @@ LABELS: dict[str, str] = {
         "On the French and Chinese pages, a text that is not translated yet is shown in English "
         "after the marker {marker}."
     ),
-    "status:release": "The release rule: 100 % of both catalogs translated, 0 fuzzy.",
+    "status:release": (
+        "The release rule: every message of both catalogs translated (100 %), none fuzzy."
+    ),
     "status:by-locale": "Coverage by language",
     "status:by-page": "Coverage by page",
     "status:labels": "Page labels",
+    "status:pages": "Pages translated by hand",
+    "status:pages-intro": (
+        "Each page written by hand in another language records the version of the English page it "
+        "translates. A page is stale when the English page changed since: the test suite fails "
+        "and `python -m tools.docs.freshness check` names it, with the command that shows what "
+        "changed in English."
+    ),
+    "status:fresh": "up to date",
+    "status:stale": "stale",
     "col:language": "Language",
     "col:page": "Page",
     "col:messages": "Messages",
@@ -84,6 +100,17 @@ LABELS: dict[str, str] = {
     "col:fuzzy": "Fuzzy",
     "col:untranslated": "Untranslated",
     "col:coverage": "Coverage",
-    "lang:fr": "French",
-    "lang:zh": "Chinese (Simplified)",
 }
+
+
+def labels() -> dict[str, str]:
+    """Every page label: the fixed ones, then the name of each translated language."""
+    names = {f"lang:{code}": languages.english_name(code) for code in languages.translated()}
+    return LABELS | names
+
+
+def english(key: str) -> str:
+    """The English text of one label."""
+    if key.startswith("lang:"):
+        return languages.english_name(key.removeprefix("lang:"))
+    return LABELS[key]

@@ -1,6 +1,8 @@
 """Render the reference model as Markdown pages in one language.
 
 Pure functions of the model, a translator and the catalog statistics: same input, same text.
+A :class:`Renderer` is frozen: rendering a page never changes it, so pages can be rendered in any
+order (or in parallel) and each comes out the same.
 The pages are plain Markdown with two additions that MkDocs understands without plugins: heading
 ids written ``{#id}`` (``attr_list``) and ``<code>`` cells whose links are Markdown links, so that
 ``mkdocs build --strict`` validates every one of them.
@@ -9,13 +11,14 @@ ids written ``{#id}`` (``attr_list``) and ``<code>`` cells whose links are Markd
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from babel import Locale
 from babel.numbers import format_decimal, format_percent
 
-from sdkref.labels import LABELS
-from sdkref.model import (
+from tools.docs.sdkref import labels
+from tools.docs.sdkref.model import (
     AttributeDoc,
     Block,
     ClassDoc,
@@ -28,7 +31,8 @@ from sdkref.model import (
     Target,
     TypeExpr,
 )
-from sdkref.stats import Coverage
+from tools.docs.sdkref.stats import Coverage
+from tools.i18n import languages
 
 Translate = Callable[[Msg], tuple[str, bool]]
 """Return a message's text in the page's language and whether it is the English fallback."""
@@ -36,10 +40,14 @@ Translate = Callable[[Msg], tuple[str, bool]]
 MARKER = "*(EN)*"
 """Shown before a text that falls back to English on a French or Chinese page."""
 
-BABEL_LOCALE = {"en": "en", "fr": "fr", "zh": "zh_Hans_CN"}
+
+Freshness = Sequence[tuple[str, Mapping[str, bool]]]
+"""Per hand-written page (path under its language's folder): language code -> up to date."""
+
 
 _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|data|exc|mod|obj|const|type):`(~?)([^`]+)`")
 _LITERAL = re.compile(r"``(.+?)``")
+_BLANKS = re.compile(r"[ \t\r\n]+")
 _CODE = re.compile(r"<code>.*?</code>|(`+).+?\1")
 _ESCAPES = str.maketrans(
     {
@@ -62,41 +70,41 @@ def english(msg: Msg) -> tuple[str, bool]:
     return msg.text, False
 
 
+@dataclass(frozen=True)
 class Renderer:
-    """Renders the pages of one language; ``errors`` translates the error-code messages."""
+    """Renders the pages of one language; ``errors`` translates the error-code messages.
 
-    def __init__(
-        self,
-        reference: Reference,
-        language: str,
-        translate: Translate = english,
-        errors: Translate = english,
-    ) -> None:
-        self.reference = reference
-        self.language = language
-        self.translate = translate
-        self.errors = errors
-        self.slug = ""
+    ``slug`` is the page being written (links to its own anchors stay on the page); the page
+    methods render from a copy that carries it, never by changing this renderer.
+    """
+
+    reference: Reference
+    language: str
+    translate: Translate = english
+    errors: Translate = english
+    slug: str = ""
 
     # -- text ----------------------------------------------------------------------------------
 
     def text(self, msg: Msg) -> str:
         value, fallback = self.translate(msg)
-        value = self.markdown(" ".join(value.split()))
+        value = self.markdown(_collapse(value))
         return f"{MARKER} {value}" if fallback else value
 
     def label(self, key: str, **params: str) -> str:
         """A page label; a translation that breaks its placeholders falls back to English."""
-        value, fallback = self.translate(Msg(f"label:{key}", LABELS[key]))
+        english_text = labels.english(key)
+        value, fallback = self.translate(Msg(f"label:{key}", english_text))
         try:
             text = value.format(**params)
         except (KeyError, IndexError, ValueError):
-            text, fallback = LABELS[key].format(**params), True
+            text, fallback = english_text.format(**params), True
         return f"{MARKER} {text}" if fallback else text
 
     def bold(self, key: str) -> str:
-        value, fallback = self.translate(Msg(f"label:{key}", LABELS[key]))
-        return f"{MARKER} **{LABELS[key]}**" if fallback else f"**{value}**"
+        english_text = labels.english(key)
+        value, fallback = self.translate(Msg(f"label:{key}", english_text))
+        return f"{MARKER} **{english_text}**" if fallback else f"**{value}**"
 
     def link(self, target: Target) -> str:
         page = "" if target.slug == self.slug else f"{target.slug}.md"
@@ -174,10 +182,20 @@ class Renderer:
     def heading(self, level: int, text: str, anchor: str) -> list[str]:
         return [f"{'#' * level} {text} {{#{anchor}}}", ""]
 
+    def identifier(self, name: str) -> list[str]:
+        """An explicit anchor that registers ``package.name`` for the heading that follows.
+
+        mkdocs-autorefs reads it (``[](){#contextwise.ContextBudget}``), so that guides link to the
+        API by identifier, and the site's ``objects.inv`` lists it with this page's URL.
+        """
+        return [f"[](){{#{self.reference.package}.{name}}}", ""]
+
     # -- pages ---------------------------------------------------------------------------------
 
     def page(self, page: Page) -> str:
-        self.slug = page.slug
+        return replace(self, slug=page.slug)._page(page)
+
+    def _page(self, page: Page) -> str:
         out = [f"# {page.title}", ""]
         out += [self.label("source", path=f"`{page.source}`"), ""]
         out += [f"> {self.label('notice')}", ""]
@@ -198,7 +216,8 @@ class Renderer:
         return _finish(out)
 
     def cls(self, cls: ClassDoc) -> list[str]:
-        out = self.heading(2, self.label(f"kind:{cls.kind}", name=f"`{cls.name}`"), cls.anchor)
+        out = self.identifier(cls.name)
+        out += self.heading(2, self.label(f"kind:{cls.kind}", name=f"`{cls.name}`"), cls.anchor)
         out += self.blocks(cls.description)
         if cls.bases:
             out += [f"{self.bold('bases')} " + ", ".join(self.exception(b) for b in cls.bases), ""]
@@ -245,7 +264,8 @@ class Renderer:
         return out
 
     def function(self, fn: Function, *, level: int, title: str | None = None) -> list[str]:
-        out = self.heading(level, title or f"`{fn.heading or fn.name}`", fn.anchor)
+        out = self.identifier(fn.heading or fn.name) if title is None else []
+        out += self.heading(level, title or f"`{fn.heading or fn.name}`", fn.anchor)
         out += ["```python", fn.signature, "```", ""]
         out += self.blocks(fn.description)
         if fn.params:
@@ -285,7 +305,8 @@ class Renderer:
         return self.text(msg) if msg is not None else ""
 
     def attribute(self, attribute: AttributeDoc) -> list[str]:
-        out = self.heading(3, f"`{attribute.name}`", attribute.anchor)
+        out = self.identifier(attribute.name)
+        out += self.heading(3, f"`{attribute.name}`", attribute.anchor)
         out += ["```python", attribute.signature, "```", ""]
         out += self.blocks(attribute.description)
         return out
@@ -311,7 +332,9 @@ class Renderer:
         return out
 
     def index(self) -> str:
-        self.slug = "index"
+        return replace(self, slug="index")._index()
+
+    def _index(self) -> str:
         out = [f"# {self.label('index:title')}", ""]
         out += [f"> {self.label('notice')}", ""]
         out += [self.label("index:intro"), ""]
@@ -324,8 +347,35 @@ class Renderer:
         out += [self.label("index:status"), ""]
         return _finish(out)
 
-    def status(self, coverage: Sequence[Coverage]) -> str:
-        self.slug = "translation-status"
+    def status(self, coverage: Sequence[Coverage], freshness: Freshness = ()) -> str:
+        """The translation-status page: catalog coverage, then the freshness of hand-made pages.
+
+        ``freshness`` lists each translated page written by hand (its path under the language's
+        folder) with, per language, whether it translates the current English page.
+        """
+        text = replace(self, slug="translation-status")._status(coverage)
+        return _finish([text, *self._freshness(freshness)])
+
+    def _freshness(self, freshness: Freshness) -> list[str]:
+        if not freshness:
+            return []
+        codes = [code for code in languages.translated() if any(code in f for _, f in freshness)]
+        out = self.heading(2, self.label("status:pages"), "section-pages")
+        out += [self.label("status:pages-intro"), ""]
+        header = [self.label("col:page")] + [self.label(f"lang:{code}") for code in codes]
+        out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for page, fresh in freshness:
+            cells = [
+                self.label("status:fresh" if fresh[code] else "status:stale")
+                if code in fresh
+                else ""
+                for code in codes
+            ]
+            out.append("| " + " | ".join([f"`{page}`", *cells]) + " |")
+        out.append("")
+        return out
+
+    def _status(self, coverage: Sequence[Coverage]) -> str:
         out = [f"# {self.label('status:title')}", ""]
         out += [f"> {self.label('notice')}", ""]
         out += [self.label("status:intro"), ""]
@@ -358,18 +408,18 @@ class Renderer:
         return _finish(out)
 
     def number(self, value: int) -> str:
-        return format_decimal(value, locale=BABEL_LOCALE[self.language])
+        return format_decimal(value, locale=languages.babel_locale(self.language))
 
     def percent(self, ratio: float) -> str:
         """A percentage with one decimal, spaced and signed as the language writes it."""
-        locale = Locale.parse(BABEL_LOCALE[self.language])
+        locale = Locale.parse(languages.babel_locale(self.language))
         pattern = locale.percent_formats[None].pattern.replace("#,##0", "#,##0.0")
         return format_percent(ratio, pattern, locale=locale)
 
 
 def _cell(text: str) -> str:
     """One line, with the pipes escaped outside code spans and ``<code>`` elements."""
-    text = " ".join(text.split())
+    text = _collapse(text)
     out: list[str] = []
     last = 0
     for code in _CODE.finditer(text):
@@ -377,6 +427,14 @@ def _cell(text: str) -> str:
         last = code.end()
     out.append(text[last:].replace("|", "\\|"))
     return "".join(out)
+
+
+def _collapse(text: str) -> str:
+    """One line with single spaces, keeping the no-break spaces French puts before ``: ; ? !``.
+
+    ``str.split()`` would split on U+00A0 and U+202F too, and lose them.
+    """
+    return _BLANKS.sub(" ", text).strip(" ")
 
 
 def _import_lines(package: str, names: Sequence[str]) -> list[str]:
