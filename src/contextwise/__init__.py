@@ -34,6 +34,7 @@ from contextwise.errors import (
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
+    RoutingRuleError,
     SessionConflictError,
     SessionStoreError,
     UnsupportedLocaleError,
@@ -98,6 +99,10 @@ from contextwise.policy import (
     validate_context_policy,
 )
 from contextwise.routing import (
+    APIS,
+    DEFAULT_REASONING_TOKENS,
+    EFFORT_WORDS,
+    Api,
     DecisionFailedEvent,
     DecisionFinishedEvent,
     DecisionStartedEvent,
@@ -108,7 +113,10 @@ from contextwise.routing import (
     RouteOutcome,
     RoutingContext,
     RoutingEvent,
+    RoutingRule,
+    RuleRouter,
     default_state,
+    provider_options,
 )
 from contextwise.session import (
     SESSION_SCHEMA_VERSION,
@@ -146,10 +154,14 @@ from contextwise.tokens import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "APIS",
+    "DEFAULT_REASONING_TOKENS",
     "DEFAULT_TRIM_MARKER",
+    "EFFORT_WORDS",
     "LANGUAGES",
     "SESSION_SCHEMA_VERSION",
     "SUPPORTED_LOCALES",
+    "Api",
     "AppMutation",
     "AppStep",
     "ArchivedMessage",
@@ -223,6 +235,9 @@ __all__ = [
     "RoutingConfigurationError",
     "RoutingContext",
     "RoutingEvent",
+    "RoutingRule",
+    "RoutingRuleError",
+    "RuleRouter",
     "SQLAlchemyStore",
     "SQLiteStore",
     "SelectionMode",
@@ -270,6 +285,7 @@ __all__ = [
     "normalize_locale",
     "prepare_step",
     "process_context",
+    "provider_options",
     "read_message",
     "set_locale",
     "summary_message",
