@@ -16,10 +16,10 @@ from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
 from pydantic import Field
-from support import agents as scenario
 
 from contextwise import ContextResult, PolicyConfigurationError, messages_chars
 from contextwise.integrations.langchain import ContextPolicyMiddleware
+from support import agents as scenario
 
 
 class RecordingChatModel(GenericFakeChatModel):

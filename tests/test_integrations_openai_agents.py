@@ -22,10 +22,10 @@ from openai.types.responses import (
     ResponseReasoningItem,
 )
 from openai.types.responses.response_reasoning_item import Summary
-from support import agents as scenario
 
 from contextwise import ContextResult, PolicyConfigurationError, messages_chars
 from contextwise.integrations.openai_agents import PolicySession
+from support import agents as scenario
 
 Item = dict[str, Any]
 
@@ -54,7 +54,9 @@ class RecordingModel(Model):
         last = items[-1]
         if last.get("type") == "function_call_output":
             turn = int(last["call_id"].split("_")[1])
-            text = ResponseOutputText(annotations=[], text=scenario.answer(turn), type="output_text")
+            text = ResponseOutputText(
+                annotations=[], text=scenario.answer(turn), type="output_text"
+            )
             reply: list[Any] = [
                 ResponseOutputMessage(
                     id=f"msg_{turn}",
@@ -224,7 +226,9 @@ def test_pop_and_clear_go_to_the_wrapped_session() -> None:
     session = PolicySession(stored, scenario.trim_policy())
 
     async def scenario_steps() -> tuple[Any, list[Any], list[Any]]:
-        await session.add_items([{"role": "user", "content": "Hi"}, {"role": "user", "content": "?"}])
+        await session.add_items(
+            [{"role": "user", "content": "Hi"}, {"role": "user", "content": "?"}]
+        )
         popped = await session.pop_item()
         kept = await stored.get_items()
         await session.clear_session()

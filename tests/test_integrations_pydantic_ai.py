@@ -20,10 +20,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from support import agents as scenario
 
 from contextwise import ContextResult, PolicyConfigurationError, messages_chars
 from contextwise.integrations.pydantic_ai import ContextPolicyCapability, history_processor
+from support import agents as scenario
 
 
 class Recorder:
@@ -89,10 +89,7 @@ def assert_history_whole(messages: Sequence[ModelMessage], turns: int = scenario
     """The run's history holds every question, call, result and answer."""
     assert questions(messages) == [scenario.question(turn) for turn in range(turns)]
     answers = [
-        part.content
-        for message in messages
-        for part in message.parts
-        if isinstance(part, TextPart)
+        part.content for message in messages for part in message.parts if isinstance(part, TextPart)
     ]
     assert answers == [scenario.answer(turn) for turn in range(turns)]
     results = [result for _, found in ids(messages) for result in found]

@@ -500,8 +500,12 @@ class MissingDependencyError(ContextwiseError, ImportError):
 
     Examples:
         >>> from contextwise import MissingDependencyError
-        >>> err = MissingDependencyError("missing_extra", module="contextwise.integrations.langchain",
-        ...                              package="langchain", extra="langchain")
+        >>> err = MissingDependencyError(
+        ...     "missing_extra",
+        ...     module="contextwise.integrations.langchain",
+        ...     package="langchain",
+        ...     extra="langchain",
+        ... )
         >>> err.code, isinstance(err, ImportError)
         ('missing_extra', True)
         >>> str(err).endswith("pip install 'contextwise[langchain]'")
