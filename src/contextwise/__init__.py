@@ -38,7 +38,9 @@ from contextwise.errors import (
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
+    LANGUAGES,
     SUPPORTED_LOCALES,
+    Language,
     Locale,
     get_locale,
     normalize_locale,
@@ -122,6 +124,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_TRIM_MARKER",
+    "LANGUAGES",
     "SUPPORTED_LOCALES",
     "AppMutation",
     "AppStep",
@@ -167,6 +170,7 @@ __all__ = [
     "GroupingKind",
     "InvalidTypeError",
     "InvalidValueError",
+    "Language",
     "Locale",
     "MessageGroup",
     "MessageLayout",
