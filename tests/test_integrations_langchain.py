@@ -108,10 +108,10 @@ def test_the_model_sees_at_most_the_target_and_the_state_keeps_every_message(
     assert_history_whole(messages)
     assert messages_chars(messages) > 3 * scenario.TARGET
     assert len(model.seen) == 2 * scenario.TURNS == len(results)
-    for seen in model.seen:
+    for seen, result in zip(model.seen, results, strict=True):
         system, *conversation = seen
         assert isinstance(system, SystemMessage) and system.content == scenario.SYSTEM
-        assert messages_chars(conversation) <= scenario.TARGET
+        assert messages_chars(conversation) == result.report.after_chars <= scenario.TARGET
         scenario.assert_pairs_whole(ids(conversation))
         # The newest message is always sent: the model answers the current turn.
         assert isinstance(conversation[-1], HumanMessage | ToolMessage)

@@ -14,10 +14,8 @@ TURNS = 12
 """The number of user turns in a conversation."""
 
 TARGET = 700
-"""The characters the model may see of the conversation (the policy's target)."""
-
-TRIGGER = 900
-"""The characters above which the policy acts."""
+"""The characters the model may see of the conversation: the policy's target, and its trigger
+too (a policy with a target and no trigger acts as soon as the conversation is above it)."""
 
 SYSTEM = "You are a weather assistant. Call the weather tool, then answer in one sentence."
 """The system prompt (or instructions): outside the policy's reach, sent on every call."""
@@ -32,7 +30,6 @@ def trim_policy() -> dict[str, Any]:
     """A policy that trims the oldest turns of the conversation down to the target."""
     return {
         "mode": "reduce",
-        "trigger_chars": TRIGGER,
         "target_input_chars": TARGET,
         "steps": [
             {"id": "turns", "kind": "trim", "fragment_id": "history", "target_chars": TARGET}
@@ -44,7 +41,6 @@ def compress_policy() -> dict[str, Any]:
     """A policy that replaces every turn but the newest with the compressor's summary."""
     return {
         "mode": "reduce",
-        "trigger_chars": TRIGGER,
         "target_input_chars": TARGET,
         "steps": [
             {
