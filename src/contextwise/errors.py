@@ -173,6 +173,20 @@ class InvalidValueError(ContextwiseError, ValueError):
         "fragment_not_found": N_(
             "There is no fragment '{fragment_id}'; the fragments are {fragment_ids}."
         ),
+        "missing_message_role": N_(
+            "Message {index} has no role; every message needs one, such as 'user' or 'assistant', "
+            "or a Responses item type."
+        ),
+        "unknown_message_role": N_(
+            "Message {index} has the role {role}, which no supported message shape knows."
+        ),
+        "unknown_message_type": N_(
+            "Message {index} has the type {type}, which is neither a role-based message nor a "
+            "Responses item type that contextwise knows."
+        ),
+        "invalid_part_estimate": N_(
+            "The part estimate's {field} must be a finite number of zero or more, got {value}."
+        ),
     }
 
 
@@ -215,8 +229,11 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "{name} must be a list of chat messages, got a value of type {type_name}."
         ),
         "message_not_a_mapping": N_(
-            "Message {index} must be a mapping with a role and a content, got a value of type "
-            "{type_name}."
+            "Message {index} must be a mapping, a LangChain message or a pydantic-ai message, got "
+            "a value of type {type_name}."
+        ),
+        "invalid_part_estimate_type": N_(
+            "part_estimate must be a PartEstimate, got a value of type {type_name}."
         ),
         "invalid_message_field": N_(
             "The field '{field}' of message {index} has a value of type {type_name}, which this "

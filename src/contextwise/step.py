@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwise._effects import Effects, run_async, run_sync
+from contextwise._layout import message_tokens
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
 from contextwise.decision.schema import DecisionProvider
 from contextwise.effort import Effort
 from contextwise.errors import RoutingConfigurationError
-from contextwise.messages import ChatMessage, message_text
+from contextwise.messages import ChatMessage
 from contextwise.policy import (
     AppMutation,
     Compressor,
@@ -438,6 +439,6 @@ def _segments(fragments: Sequence[Fragment], counter: TokenCounter) -> list[Budg
             tokens = counter.count(fragment.text)
         else:
             messages = fragment.messages or ()
-            tokens = sum(counter.count(message_text(message)) for message in messages)
+            tokens = sum(message_tokens(message, counter.count) for message in messages)
         segments.append(BudgetSegment(fragment.id, tokens))
     return segments

@@ -34,6 +34,7 @@ from contextwise.policy.selection import (
 )
 from contextwise.policy.steps import FragState, KnownSizes, Measure, StepContext, measure_fragment
 from contextwise.policy.validation import validate_context_policy
+from contextwise.shapes import PartEstimate
 from contextwise.tokens import TokenCounter, as_token_counter
 
 Compressor: TypeAlias = Callable[[Any], Any]
@@ -55,6 +56,7 @@ def process_context(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
 ) -> ContextResult:
     """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
 
@@ -89,6 +91,7 @@ def process_context(
             apps=apps,
             decision_provider=decision_provider,
             step_timeout=step_timeout,
+            part_estimate=part_estimate,
         )
     )
 
@@ -103,6 +106,7 @@ async def aprocess_context(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
 ) -> ContextResult:
     """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
 
@@ -135,6 +139,9 @@ async def aprocess_context(
         decision_provider: The decision provider of a ``model`` selection.
         step_timeout: The default maximum number of seconds that a compressor or app may take,
             for steps without their own ``timeout``; no limit when omitted.
+        part_estimate: How the parts of messages that have no text (images, audio, files,
+            encrypted reasoning) are measured; :class:`~contextwise.PartEstimate` by default.
+            The report counts the parts it measured in ``estimated_parts``.
 
     Returns:
         The fragments in input order, the report, and what was removed from each fragment.
@@ -175,6 +182,7 @@ async def aprocess_context(
             apps=apps,
             decision_provider=decision_provider,
             step_timeout=step_timeout,
+            part_estimate=part_estimate,
         )
     )
 
@@ -189,6 +197,7 @@ def context_effects(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
     known_sizes: Mapping[str, KnownSizes] | None = None,
     removed_by: dict[int, str] | None = None,
 ) -> Effects[ContextResult]:
@@ -222,7 +231,7 @@ def context_effects(
                 "invalid_decision_provider", type_name=type(decision_provider).__name__
             )
     context = StepContext(
-        measure=Measure(token_counter),
+        measure=Measure(token_counter, _part_estimate(part_estimate)),
         compressors=compressor_map,
         apps=app_map,
         default_timeout=None if step_timeout is None else float(step_timeout),
@@ -240,6 +249,12 @@ def context_effects(
 
 
 # --- preparation -----------------------------------------------------------------------------
+
+
+def _part_estimate(value: object) -> PartEstimate | None:
+    if value is None or isinstance(value, PartEstimate):
+        return value
+    raise InvalidTypeError("invalid_part_estimate_type", type_name=type(value).__name__)
 
 
 def _budget_limit(budget: object | None, counter: TokenCounter | None) -> int | None:
@@ -301,6 +316,9 @@ def _core(
         yield from _select(runner, policy, decision_provider)
     report = ContextProcessingReport(
         mode=policy.mode,
+        estimated_parts=sum(
+            state.profile.estimated_parts for state in states.values() if state.profile
+        ),
         selection=policy.selection.mode if acted else None,
         decisions=tuple(runner.decisions),
         before_chars=before_chars,

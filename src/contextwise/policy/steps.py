@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from contextwise._effects import Effects, Invoke, Reply
 from contextwise._layout import (
     Profile,
+    message_tokens,
     older_groups,
     pinned_between,
     profile_messages,
@@ -30,13 +31,13 @@ from contextwise.messages import (
     ChatMessage,
     find_orphan_results,
     message_chars,
-    message_text,
     tool_call_ids,
     tool_result_ids,
 )
 from contextwise.policy.fragments import Fragment, RemovedItem
 from contextwise.policy.model import AppStep, CompressStep, ContextStep, StepKind, TrimStep
 from contextwise.policy.report import ChangeError, ContextChange
+from contextwise.shapes import PartEstimate, read_message, summary_message
 from contextwise.tokens import TokenCounter, check_count
 
 T = TypeVar("T")
@@ -44,9 +45,11 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Measure:
-    """How sizes are measured: characters always, tokens when a counter is given."""
+    """How sizes are measured: characters always, tokens when a counter is given; parts without
+    text by the part estimate."""
 
     counter: TokenCounter | None
+    part_estimate: PartEstimate | None = None
 
     def text_tokens(self, text: str) -> int:
         """Count the tokens of a text with the counter, checking the result."""
@@ -54,10 +57,22 @@ class Measure:
         return check_count(self.counter.count(text), str(getattr(self.counter, "id", "?")))
 
     def message_tokens(self, messages: Sequence[ChatMessage]) -> list[int] | None:
-        """Count the tokens of each message through its text, or ``None`` without a counter."""
+        """Count the tokens of each message, or ``None`` without a counter: its text through the
+        counter, plus its estimated parts at the estimate's characters per token."""
         if self.counter is None:
             return None
-        return [self.text_tokens(message_text(message)) for message in messages]
+        return [self.one_message_tokens(message) for message in messages]
+
+    def one_message_tokens(self, message: ChatMessage) -> int:
+        """Count the tokens of one message (with a counter)."""
+        return message_tokens(message, self.text_tokens, self.part_estimate)
+
+    def profile(
+        self, messages: Sequence[ChatMessage], sizes: Sequence[int] | None = None
+    ) -> Profile:
+        """Measure each message's characters and role once (or take ``sizes``, measured
+        earlier)."""
+        return profile_messages(messages, sizes, self.part_estimate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +110,7 @@ def measure_fragment(
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = profile_messages(messages, None if known is None else known.chars)
+    profile = measure.profile(messages, None if known is None else known.chars)
     token_sizes = (
         list(known.tokens)
         if known is not None and known.tokens is not None and measure.counter is not None
@@ -519,13 +534,15 @@ def _compress_messages(
     reply = yield from _call_step(step, state, context, copy.deepcopy(replaced))
     if isinstance(reply, Candidate):
         return reply
-    checked = _checked_summary(step, state, reply.value, replaced_chars, context.measure)
+    checked = _checked_summary(
+        step, state, _summary_message(step, reply.value, replaced[0]), replaced_chars, context
+    )
     if isinstance(checked, Candidate):
         return checked
     summary, summary_chars, summary_tokens = checked
     new_profile = Profile(
         splice(profile.sizes, start, stop, stay, [summary_chars]),
-        splice(profile.roles, start, stop, stay, [summary.get("role")]),
+        splice(profile.roles, start, stop, stay, [read_message(summary).role]),
         profile.plain and profile_messages([summary]).plain,
     )
     new_token_sizes: list[int] | None = None
@@ -549,21 +566,25 @@ def _compress_messages(
 
 
 def _checked_summary(
-    step: CompressStep, state: FragState, result: object, replaced_chars: int, measure: Measure
+    step: CompressStep,
+    state: FragState,
+    summary: object,
+    replaced_chars: int,
+    context: StepContext,
 ) -> tuple[ChatMessage, int, int | None] | Candidate:
     """The summary a compressor returned, with its characters and tokens, or the failed step."""
     params = _params(step)
-    summary = _summary_message(step, result)
-    if summary is None:
+    measure = context.measure
+    if isinstance(summary, _NotAMessage):
         return _step_failed(
-            step, state, "compressor_invalid_result", type_name=type(result).__name__, **params
+            step, state, "compressor_invalid_result", type_name=summary.type_name, **params
         )
     measured = _measure_new(
         step,
         state,
         lambda: (
-            message_chars(summary),
-            None if measure.counter is None else measure.text_tokens(message_text(summary)),
+            message_chars(summary, part_estimate=measure.part_estimate),
+            None if measure.counter is None else measure.one_message_tokens(summary),
         ),
     )
     if isinstance(measured, Candidate):
@@ -583,13 +604,25 @@ def _checked_summary(
     return summary, summary_chars, summary_tokens
 
 
-def _summary_message(step: CompressStep, result: object) -> ChatMessage | None:
-    """The summary message a compressor returned (a string becomes a message), or ``None``."""
+@dataclass(frozen=True, slots=True)
+class _NotAMessage:
+    """What a compressor returned when it is neither text nor a message."""
+
+    type_name: str
+
+
+def _summary_message(step: CompressStep, result: object, like: ChatMessage) -> object:
+    """The summary message a compressor returned: a string becomes a message in the shape of the
+    first message it replaces; a mapping is copied; a message object is kept as it is."""
     if isinstance(result, str):
-        return {"role": step.summary_role, "content": result}
+        return summary_message(result, step.summary_role, like)
     if isinstance(result, Mapping):
         return dict(result)
-    return None
+    try:
+        read_message(result)
+    except ContextwiseError:
+        return _NotAMessage(type(result).__name__)
+    return result
 
 
 # --- app -------------------------------------------------------------------------------------
@@ -648,7 +681,7 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
     measured = _measure_new(
         step,
         state,
-        lambda: (profile_messages(new_messages), measure.message_tokens(new_messages)),
+        lambda: (measure.profile(new_messages), measure.message_tokens(new_messages)),
     )
     if isinstance(measured, Candidate):
         return measured
@@ -658,6 +691,11 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
     chars = sum(new_profile.sizes)
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
     removed_indices, source = _match(old_messages, new_messages)
+    # The app worked on copies: a message it kept unchanged is the caller's own object again.
+    new_messages = tuple(
+        message if index is None else old_messages[index]
+        for message, index in zip(new_messages, source, strict=True)
+    )
     removed = tuple(old_messages[index] for index in removed_indices)
     removed_chars = sum(state.sizes[index] for index in removed_indices)
     new_state, change = _changed(

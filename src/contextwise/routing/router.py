@@ -17,6 +17,7 @@ from contextwise.decision.schema import DecisionUsage
 from contextwise.effort import Effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
+from contextwise.shapes import plain_message
 
 LOGGER_NAME = "contextwise.routing"
 """The name of the logger that records every routing decision."""
@@ -295,7 +296,10 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
 
 def _without_reasoning(message: Mapping[str, Any]) -> Any:
     if not isinstance(message, Mapping):
-        return message  # not a message: the JSON check reports it with its path
+        try:
+            message = plain_message(message)  # a LangChain or pydantic-ai message
+        except ContextwiseError:
+            return message  # not a message: the JSON check reports it with its path
     if message.get("type") in REASONING_BLOCK_TYPES:
         return None
     content = message.get("content")
