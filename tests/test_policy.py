@@ -724,6 +724,7 @@ def test_the_report_round_trips_through_json_in_both_spellings() -> None:
         "tokens",
         "estimatedParts",
         "changes",
+        "skippedSteps",
     }
 
 

@@ -35,6 +35,7 @@ from contextwise.errors import (
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
+    RoutingRuleError,
     SessionConflictError,
     SessionStoreError,
     UnsupportedLocaleError,
@@ -99,6 +100,10 @@ from contextwise.policy import (
     validate_context_policy,
 )
 from contextwise.routing import (
+    APIS,
+    DEFAULT_REASONING_TOKENS,
+    EFFORT_WORDS,
+    Api,
     DecisionFailedEvent,
     DecisionFinishedEvent,
     DecisionStartedEvent,
@@ -109,7 +114,10 @@ from contextwise.routing import (
     RouteOutcome,
     RoutingContext,
     RoutingEvent,
+    RoutingRule,
+    RuleRouter,
     default_state,
+    provider_options,
 )
 from contextwise.session import (
     SESSION_SCHEMA_VERSION,
@@ -147,10 +155,14 @@ from contextwise.tokens import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "APIS",
+    "DEFAULT_REASONING_TOKENS",
     "DEFAULT_TRIM_MARKER",
+    "EFFORT_WORDS",
     "LANGUAGES",
     "SESSION_SCHEMA_VERSION",
     "SUPPORTED_LOCALES",
+    "Api",
     "AppMutation",
     "AppStep",
     "ArchivedMessage",
@@ -225,6 +237,9 @@ __all__ = [
     "RoutingConfigurationError",
     "RoutingContext",
     "RoutingEvent",
+    "RoutingRule",
+    "RoutingRuleError",
+    "RuleRouter",
     "SQLAlchemyStore",
     "SQLiteStore",
     "SelectionMode",
@@ -272,6 +287,7 @@ __all__ = [
     "normalize_locale",
     "prepare_step",
     "process_context",
+    "provider_options",
     "read_message",
     "set_locale",
     "summary_message",

@@ -312,8 +312,10 @@ def _core(
     if policy.mode == "validate":
         _check_validate(limits, before_chars, before_tokens)
     acted = policy.mode != "validate" and over
+    present = {fragment.id for fragment in fragments}
+    skipped = tuple(step.id for step in policy.steps if step.fragment_id not in present)
     if acted:
-        yield from _select(runner, policy, decision_provider)
+        yield from _select(runner, policy, decision_provider, set(skipped))
     report = ContextProcessingReport(
         mode=policy.mode,
         estimated_parts=sum(
@@ -325,6 +327,7 @@ def _core(
         after_chars=runner.chars,
         tokens=_token_report(measure, before_tokens, runner.tokens, limits),
         changes=tuple(runner.changes),
+        skipped_steps=skipped,
     )
     if removed_by is not None:
         removed_by.update(runner.removed_by)
@@ -362,16 +365,23 @@ def _check_validate(limits: Limits, chars: int, tokens: int | None) -> None:
 
 
 def _select(
-    runner: Runner, policy: ContextPolicy, decision_provider: DecisionProvider | None
+    runner: Runner,
+    policy: ContextPolicy,
+    decision_provider: DecisionProvider | None,
+    skipped: set[str],
 ) -> Effects[None]:
-    """Apply the policy's selection of steps until the targets are met."""
+    """Apply the policy's selection of steps until the targets are met.
+
+    The steps on an absent optional fragment are left out of every selection.
+    """
     selection = policy.selection
-    steps = list(policy.steps)
+    steps = [step for step in policy.steps if step.id not in skipped]
     if isinstance(selection, SequenceSelection):
         yield from run_sequence(runner, steps)
     elif isinstance(selection, FixedSelection):
         by_id = {step.id: step for step in steps}
-        yield from run_sequence(runner, [by_id[step_id] for step_id in selection.steps])
+        fixed = [by_id[step_id] for step_id in selection.steps if step_id in by_id]
+        yield from run_sequence(runner, fixed)
     elif isinstance(selection, AutoSelection):
         yield from run_auto(runner, steps)
     else:

@@ -179,3 +179,7 @@ class ContextProcessingReport(PolicyModel):
 
     changes: tuple[ContextChange, ...] = ()
     """The changes in the order they were made, failed ones included."""
+
+    skipped_steps: tuple[str, ...] = ()
+    """The ids of the steps skipped because their optional fragment was absent, in policy
+    order."""

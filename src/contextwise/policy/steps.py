@@ -383,7 +383,7 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
         step,
         "trim",
         state,
-        Fragment(state.fragment.id, text=new_text),
+        state.fragment.with_text(new_text),
         len(new_text),
         tokens,
         removed_chars=len(span),
@@ -507,7 +507,7 @@ def _compress_text(
         step,
         "compress",
         state,
-        Fragment(state.fragment.id, text=summary),
+        state.fragment.with_text(summary),
         len(summary),
         None if measure.counter is None else measure.text_tokens(summary),
         removed_chars=len(text),
@@ -631,7 +631,7 @@ def _summary_message(step: CompressStep, result: object, like: ChatMessage) -> o
 def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
     fragment = state.fragment
     old_text = fragment.text or ""
-    reply = yield from _call_step(step, state, context, Fragment(fragment.id, text=old_text))
+    reply = yield from _call_step(step, state, context, fragment.with_text(old_text))
     if isinstance(reply, Candidate):
         return reply
     result = reply.value
@@ -652,7 +652,7 @@ def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[
         step,
         "app",
         state,
-        Fragment(fragment.id, text=new_text),
+        fragment.with_text(new_text),
         len(new_text),
         tokens,
         removed_chars=len(span),
