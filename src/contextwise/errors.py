@@ -99,7 +99,9 @@ class ContextwiseError(Exception):
         target = self.locale if locale is None else checked_locale(locale)
         text = translate(self.messages[self.code], self.params, target)
         if self.detail:
-            text = f"{text} {translate(_DETAIL, {'detail': self.detail}, target)}"
+            # Chinese puts no space after the full stop (。) that ends the message.
+            separator = "" if target == "zh" else " "
+            text = f"{text}{separator}{translate(_DETAIL, {'detail': self.detail}, target)}"
         return text
 
     def __str__(self) -> str:

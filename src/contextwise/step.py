@@ -187,7 +187,7 @@ def model_budget(
         window: The context window of models whose spec declares none.
         output: The output reserve of models whose spec declares no ``max_output_tokens``.
         reasoning: The reasoning reserve.
-        safety: The safety margin; 2 % of the window when omitted.
+        safety: The safety margin; 2 percent of the window when omitted.
 
     Returns:
         The model's context budget.
