@@ -164,10 +164,9 @@ def profile_known(
         if items and set(map(len, items)) == {2}:
             roles: list[object] = list(map(get, items, repeat("role")))
             role_set = set(roles)
-            if (
-                role_set <= PLAIN_ROLES
-                and set(map(type, map(get, items, repeat("content")))) == {str}
-            ):
+            if role_set <= PLAIN_ROLES and set(map(type, map(get, items, repeat("content")))) == {
+                str
+            }:
                 pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
                 return Profile(sizes, roles, True, pinned_roles)
     except TypeError:
@@ -192,19 +191,19 @@ def pinned_indices(
 ) -> list[int]:
     """The sorted indices of the ``wanted`` (pinned) roles among ``roles[start:stop]``."""
     stop = len(roles) if stop is None else stop
+    window = roles if start == 0 and stop == len(roles) else roles[start:stop]
     found: list[int] = []
     for role in wanted:
-        position = start
-        # list.index scans at C speed; pinned messages are few, usually only the first.
-        for _ in range(64):
-            try:
-                position = roles.index(role, position, stop)
-            except ValueError:
-                break
-            found.append(position)
+        # Counted and found at C speed; pinned messages are few, usually only the first.
+        hits = window.count(role)
+        if hits > 64:
+            found.extend(start + index for index in indices_of(window, role))
+            continue
+        position = 0
+        for _ in range(hits):
+            position = window.index(role, position)
+            found.append(start + position)
             position += 1
-        else:
-            found.extend(position + index for index in indices_of(roles[position:stop], role))
     found.sort()
     return found
 
@@ -386,6 +385,8 @@ def removable_span(
     """
     if profile.plain and grouping == "user-turn":
         return plain_turn_span(profile.roles, keep_groups, profile.pinned_roles)
+    if profile.plain and grouping == "message":
+        return plain_message_span(profile.roles, keep_groups, profile.pinned_roles)
     firsts, ends, pinned = older_groups(messages, grouping, keep_groups, profile)
     if not ends:
         return None
@@ -425,6 +426,38 @@ def plain_turn_span(
             return end
 
     return first, end, group_end, pinned_indices(roles, first, end, pinned_roles)
+
+
+def plain_message_span(
+    roles: list[object], keep_groups: int, pinned_roles: tuple[str, ...]
+) -> Span | None:
+    """:func:`removable_span` for messages without tool calls grouped by message: each message
+    is a group, the pinned ones stay, and the newest ``keep_groups`` unpinned ones stay too."""
+    pinned = pinned_indices(roles, wanted=pinned_roles)
+    removable = len(roles) - len(pinned) - keep_groups
+    if removable <= 0:
+        return None
+    first, last = unpinned_at(pinned, 0), unpinned_at(pinned, removable - 1)
+    end = last + 1
+    pinned_set = set(pinned)
+
+    def group_end(index: int) -> int:
+        while index in pinned_set:
+            index += 1
+        return index + 1
+
+    return first, end, group_end, pinned_between(pinned, first, end)
+
+
+def unpinned_at(pinned: list[int], rank: int) -> int:
+    """The index of the unpinned message of rank ``rank`` (from 0), given the sorted pinned
+    indices."""
+    index = rank
+    for position in pinned:
+        if position > index:
+            break
+        index += 1
+    return index
 
 
 def nth_last(values: list[object], wanted: object, count: int, start: int) -> int | None:

@@ -99,6 +99,9 @@ class KnownSizes:
 
     chars: Sequence[int]
     tokens: Sequence[int] | None
+    roles: Sequence[object] | None = None
+    """The messages' roles when every message is a plain ``{role, content: str}`` dict with one
+    of the plain roles (as found when they were added): nothing is read of the messages."""
 
 
 def measure_fragment(
@@ -110,7 +113,10 @@ def measure_fragment(
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = measure.profile(messages, None if known is None else known.chars)
+    if known is not None and known.roles is not None and len(known.roles) == len(messages):
+        profile = Profile(list(known.chars), list(known.roles), True)
+    else:
+        profile = measure.profile(messages, None if known is None else known.chars)
     token_sizes = (
         list(known.tokens)
         if known is not None and known.tokens is not None and measure.counter is not None
