@@ -367,8 +367,9 @@ def pinned_between(pinned: list[int], start: int, stop: int) -> list[int]:
     return pinned[bisect_left(pinned, start) : bisect_left(pinned, stop)]
 
 
-CHUNK = 4096
-"""How many values :func:`reach` adds up at C speed before it checks the running sum."""
+CHUNK = 64
+"""How many values :func:`reach` first adds up at C speed before it checks the running sum; each
+next slice is twice as long, so the sum reads little more than the values it passes."""
 
 Span: TypeAlias = tuple[int, int, Callable[[int], int], list[int]]
 
@@ -493,14 +494,15 @@ def reach(values: list[int], start: int, stop: int, excess: int, stay: list[int]
             values[index - start] = 0
         offset, start, stop = start, 0, stop - start
     running = 0
+    size = CHUNK
     while start < stop:
-        chunk = values[start : min(start + CHUNK, stop)]
-        total = sum(chunk)
-        if running + total >= excess:
-            sums = list(accumulate(chunk, initial=running))
+        end = min(start + size, stop)
+        sums = list(accumulate(values[start:end], initial=running))
+        running = sums[-1]
+        if running >= excess:
             return offset + start + bisect_left(sums, excess, 1) - 1
-        running += total
-        start += CHUNK
+        start = end
+        size *= 2
     return None
 
 

@@ -65,7 +65,7 @@ class ArchivedMessage:
     """When it was taken out, in UTC."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Cache:
     """The cached context, as parallel lists that are never changed in place (a run keeps the
     one it started from): each message as stored and decoded, its characters, its tokens for
@@ -560,7 +560,7 @@ class ContextSession:
 # --- planning a stored change -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Plan:
     change: SessionChange
     context: _Cache
