@@ -99,7 +99,9 @@ class ContextwiseError(Exception):
         target = self.locale if locale is None else checked_locale(locale)
         text = translate(self.messages[self.code], self.params, target)
         if self.detail:
-            text = f"{text} {translate(_DETAIL, {'detail': self.detail}, target)}"
+            # Chinese puts no space after the full stop (。) that ends the message.
+            separator = "" if target == "zh" else " "
+            text = f"{text}{separator}{translate(_DETAIL, {'detail': self.detail}, target)}"
         return text
 
     def __str__(self) -> str:
@@ -633,6 +635,35 @@ class DecisionTimeoutError(ContextwiseError, TimeoutError):
             super().__init__(
                 "decision_timeout_after", locale=locale, detail=detail, timeout=timeout
             )
+
+
+class MissingDependencyError(ContextwiseError, ImportError):
+    """An optional dependency is not installed: an integration was imported without its framework.
+
+    Each module of ``contextwise.integrations`` imports its framework when it is imported itself,
+    and raises this error, an :class:`ImportError`, when the framework is missing. The message
+    names the extra that installs it.
+
+    Examples:
+        >>> from contextwise import MissingDependencyError
+        >>> err = MissingDependencyError(
+        ...     "missing_extra",
+        ...     module="contextwise.integrations.langchain",
+        ...     package="langchain",
+        ...     extra="langchain",
+        ... )
+        >>> err.code, isinstance(err, ImportError)
+        ('missing_extra', True)
+        >>> str(err).endswith("pip install 'contextwise[langchain]'")
+        True
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "missing_extra": N_(
+            "{module} needs {package}, which is not installed; install it with: pip install "
+            "'contextwise[{extra}]'"
+        ),
+    }
 
 
 class ProviderUnavailableError(ContextwiseError):
