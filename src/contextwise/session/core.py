@@ -14,8 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from itertools import repeat
-from operator import attrgetter, is_
+from operator import attrgetter, is_, itemgetter
 from typing import Any
 
 from contextwise._effects import Effects, call, run_async, run_sync
@@ -612,6 +611,8 @@ def _plan_change(
 
 
 _ITEM_ID = attrgetter("item_id")
+_ROLE = itemgetter("role")
+_CONTENT = itemgetter("content")
 
 
 def _match_in_order(
@@ -738,13 +739,13 @@ def _plain_messages(
     try:
         if set(map(len, messages)) != {2}:
             return None
-        roles: list[object] = list(map(dict.get, messages, repeat("role")))
-        contents: list[Any] = list(map(dict.get, messages, repeat("content")))
+        roles: list[object] = list(map(_ROLE, messages))
+        contents: list[Any] = list(map(_CONTENT, messages))
         if not set(roles) <= PLAIN_ROLES or set(map(type, contents)) != {str}:
             return None
         return list(map(dict.copy, messages)), list(map(len, contents)), roles
-    except TypeError:
-        return None  # not all dicts, or an unhashable role
+    except Exception:  # noqa: BLE001 - not all plain dicts: the checked path reports the problem
+        return None
 
 
 def _snapshot(functions: object) -> object:
