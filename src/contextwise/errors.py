@@ -18,6 +18,11 @@ from typing import Any, ClassVar
 from contextwise.i18n import N_, NP_, Locale, Message, normalize_locale, resolve_locale, translate
 
 _DETAIL = N_("Detail: {detail}")
+_MORE_PROBLEMS = NP_(
+    "There is {count} more problem in the same input.",
+    "There are {count} more problems in the same input.",
+    "count",
+)
 
 
 class ContextwiseError(Exception):
@@ -57,6 +62,8 @@ class ContextwiseError(Exception):
     detail: str | None
     """Free text from outside contextwise, shown untranslated after the message."""
 
+    _more: tuple[ContextwiseError, ...] = ()
+
     def __init__(
         self,
         code: str,
@@ -66,7 +73,7 @@ class ContextwiseError(Exception):
         detail: str | None = None,
         **params: Any,
     ) -> None:
-        if code not in self.messages:
+        if _find_message(type(self), code) is None:
             raise KeyError(f"{type(self).__name__} has no error code {code!r}")
         self.code = code
         self.params = params
@@ -88,16 +95,53 @@ class ContextwiseError(Exception):
             UnsupportedLocaleError: When the locale is not English, French or Chinese.
         """
         target = self.locale if locale is None else normalize_locale(locale)
-        text = translate(self.messages[self.code], self.params, target)
+        message = _find_message(type(self), self.code)
+        assert message is not None
+        text = translate(message, self.params, target)
         if self.detail:
             text = f"{text} {translate(_DETAIL, {'detail': self.detail}, target)}"
+        if self._more:
+            text = f"{text} {translate(_MORE_PROBLEMS, {'count': len(self._more)}, target)}"
         return text
+
+    @property
+    def problems(self) -> tuple[ContextwiseError, ...]:
+        """Every problem found in the same input, this error first.
+
+        Validating a policy file, a model spec or a decision response reports every problem at
+        once: the error raised is the first one, and this tuple holds them all, each with its own
+        code, field path and message. For any other error it holds just the error itself.
+
+        Examples:
+            >>> from contextwise import ContextPolicy, PolicyConfigurationError
+            >>> try:
+            ...     ContextPolicy.model_validate({"mode": "reduce", "triggerChars": "2000",
+            ...                                   "colour": "blue"})
+            ... except PolicyConfigurationError as err:
+            ...     print([(problem.code, problem.params["field"]) for problem in err.problems])
+            [('wrong_type', 'triggerChars'), ('unknown_key', 'colour')]
+        """
+        return (self, *self._more)
 
     def __str__(self) -> str:
         return self.render()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (type(self), self.code, self.locale, self.detail, self.params))
+        args = (type(self), self.code, self.locale, self.detail, self.params)
+        if self._more:
+            return (_rebuild, args, {"_more": self._more})
+        return (_rebuild, args)
+
+
+def _find_message(cls: type[ContextwiseError], code: str) -> Message | None:
+    # A class raises its own codes and those of its bases: the field-validation codes of
+    # InvalidValueError serve every configuration error.
+    for klass in cls.__mro__:
+        messages = klass.__dict__.get("messages")
+        if messages is not None and code in messages:
+            found: Message = messages[code]
+            return found
+    return None
 
 
 def _rebuild(
@@ -155,6 +199,32 @@ class InvalidValueError(ContextwiseError, ValueError):
         "fragment_not_found": N_(
             "There is no fragment '{fragment_id}'; the fragments are {fragment_ids}."
         ),
+        # The field-validation codes: every error raised for a malformed policy file, model spec,
+        # question or decision response, whatever its class, uses one of these.
+        "unknown_key": N_("{field} is not a known key; the known keys here are {known}."),
+        "duplicate_key": N_(
+            "{field} is given twice, as '{name}' and as '{alias}'; keep one of the two spellings."
+        ),
+        "missing_key": N_("{field} is required but missing."),
+        "wrong_type": N_("{field} must be of type {expected}, got {value}."),
+        "out_of_range": N_("{field} must be {constraint}, got {value}."),
+        "not_finite": N_("{field} must be a finite number, got {value}."),
+        "blank_value": N_("{field} must be a non-blank string, got {value}."),
+        "too_few_items": NP_(
+            "{field} must hold at least {minimum} item, got {count}.",
+            "{field} must hold at least {minimum} items, got {count}.",
+            "minimum",
+        ),
+        "too_many_items": NP_(
+            "{field} must hold at most {maximum} item, got {count}.",
+            "{field} must hold at most {maximum} items, got {count}.",
+            "maximum",
+        ),
+        "invalid_choice": N_("{field} must be one of {expected}, got {value}."),
+        "invalid_json": N_(
+            "The text is not valid JSON: the error is at line {line}, column {column}."
+        ),
+        "invalid_value": N_("{field} has an invalid value: {value}."),
     }
 
 
@@ -213,6 +283,10 @@ class InvalidTypeError(ContextwiseError, TypeError):
         ),
         "invalid_fragment_type": N_(
             "Fragment {index} must be a Fragment or a mapping, got a value of type {type_name}."
+        ),
+        "messages_not_fragments": N_(
+            "fragments must be a list of fragments, but entry {index} is a chat message; put the "
+            "messages in a fragment: Fragment(\"history\", messages=[...])."
         ),
         "fragment_messages_not_a_list": N_(
             "The messages of fragment '{fragment_id}' must be a list, got a value of type "

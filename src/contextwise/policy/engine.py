@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,7 @@ from contextwise.policy.model import (
     SequenceSelection,
     coerce_policy,
 )
-from contextwise.policy.report import ContextProcessingReport, TokenReport
+from contextwise.policy.report import ContextProcessingReport, TokenReport, shortfalls
 from contextwise.policy.selection import (
     Limits,
     Runner,
@@ -53,6 +54,13 @@ returns the summary, as a message or a string."""
 AppMutation: TypeAlias = Callable[[Fragment], Any]
 """An app mutation: a sync or async function that takes a copy of a fragment and returns the
 changed fragment, or just its new messages or text."""
+
+LOGGER_NAME = "contextwise.policy"
+"""The logger that warns when a policy stops above its targets."""
+
+logger = logging.getLogger(LOGGER_NAME)
+# Records go nowhere until the application configures logging, as for every library.
+logger.addHandler(logging.NullHandler())
 
 
 def process_context(
@@ -310,6 +318,11 @@ def _core(
         else:
             assert selector is not None
             yield from run_model(runner, steps, selection, selector)
+    short_chars, short_tokens = (
+        shortfalls(limits.target_chars, limits.target_tokens, runner.chars, runner.tokens)
+        if acted
+        else (0, 0)
+    )
     report = ContextProcessingReport(
         mode=policy.mode,
         selection=policy.selection.mode if acted else None,
@@ -318,7 +331,12 @@ def _core(
         after_chars=runner.chars,
         tokens=_token_report(measure, before_tokens, runner.tokens, limits),
         changes=tuple(runner.changes),
+        target_met=not (short_chars or short_tokens),
+        shortfall_chars=short_chars,
+        shortfall_tokens=short_tokens,
     )
+    if not report.target_met:
+        _warn_shortfall(report, limits)
     if policy.mode == "reduce":
         return ContextResult(
             fragments=tuple(runner.states[fragment.id].fragment for fragment in fragments),
@@ -329,6 +347,23 @@ def _core(
         fragments=tuple(fragments),
         report=report,
         removed={fragment.id: [] for fragment in fragments},
+    )
+
+
+def _warn_shortfall(report: ContextProcessingReport, limits: Limits) -> None:
+    # The log is in English for operators, like the routing records; the report holds the numbers.
+    logger.warning(
+        "context policy (%s) stopped above its targets: %d characters over a target of %s, "
+        "%d tokens over a target of %s",
+        report.mode,
+        report.shortfall_chars,
+        limits.target_chars,
+        report.shortfall_tokens,
+        limits.target_tokens,
+        extra={
+            "shortfall_chars": report.shortfall_chars,
+            "shortfall_tokens": report.shortfall_tokens,
+        },
     )
 
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NoReturn, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from contextwise._validation import CodedModel
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import InvalidTypeError, InvalidValueError, RoutingConfigurationError
 from contextwise.routing.decision import (
@@ -29,31 +30,48 @@ DEFAULT_MIN_CONFIDENCE = 0.85
 """The default confidence threshold of a routing declaration."""
 
 
-class ModelSpec(BaseModel):
+class ModelSpec(CodedModel):
     """A candidate model and its own settings.
 
     Every candidate runs on the harness's model provider; the spec carries what the harness needs
     to call it: the name, the effort to request, the output reserve and the context window. A bare
     string given to :class:`ModelRouting` means ``ModelSpec(name=...)``.
 
+    Sizes are whole numbers, never read from strings: ``ModelSpec(name="m", window="32000")`` is
+    an error. Every validation failure raises a
+    :class:`~contextwise.errors.RoutingConfigurationError` with a stable code (``wrong_type``,
+    ``out_of_range``, ``unknown_key``...), the field and the offending value.
+
+    Raises:
+        RoutingConfigurationError: When a field is missing, unknown, of the wrong type or out of
+            range, or the name is blank.
+
     Examples:
         >>> spec = ModelSpec(name="big-thinker", effort="medium", supported_efforts=["low", "high"])
         >>> spec.effort_sent
         <Effort.HIGH: 'high'>
+        >>> from contextwise import RoutingConfigurationError
+        >>> try:
+        ...     ModelSpec(name="small", window="32000")
+        ... except RoutingConfigurationError as err:
+        ...     print(err.code, err.params["field"])
+        wrong_type window
     """
+
+    _error_class = RoutingConfigurationError
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, strict=True)
     """The model's name, as the harness's model provider knows it."""
 
     effort: Effort | None = None
     """The effort level to request from the model, or ``None`` to send none."""
 
-    max_output_tokens: int | None = Field(default=None, gt=0)
+    max_output_tokens: int | None = Field(default=None, gt=0, strict=True)
     """The most tokens the model may generate in one call: the output reserve of its budget."""
 
-    window: int | None = Field(default=None, gt=0)
+    window: int | None = Field(default=None, gt=0, strict=True)
     """The model's context window in tokens, when it differs from the harness's default."""
 
     supported_efforts: tuple[Effort, ...] | None = Field(default=None, min_length=1)
@@ -79,7 +97,10 @@ class RoutingContext:
     """What the router knows about the harness step it routes.
 
     Raises:
-        InvalidTypeError: When ``step`` is not an integer (code ``not_a_number``).
+        InvalidTypeError: When ``step`` is not an integer (code ``not_a_number``), ``model`` or
+            ``system`` is not a string (code ``not_a_string``), ``messages`` or ``tools`` is not a
+            list or a tuple (code ``not_a_collection``; ``None`` included), or one of their
+            entries is not a mapping (codes ``message_not_a_mapping``, ``not_a_mapping``).
         InvalidValueError: When ``step`` is negative (code ``negative_size``).
 
     Examples:
@@ -110,6 +131,26 @@ class RoutingContext:
             raise InvalidTypeError("not_a_number", name="step", type_name=type(self.step).__name__)
         if self.step < 0:
             raise InvalidValueError("negative_size", name="step", value=self.step)
+        for name in ("model", "system"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise InvalidTypeError("not_a_string", name=name, type_name=type(value).__name__)
+        for name in ("messages", "tools"):
+            entries = getattr(self, name)
+            if not isinstance(entries, list | tuple):
+                raise InvalidTypeError(
+                    "not_a_collection", name=name, type_name=type(entries).__name__
+                )
+            for index, entry in enumerate(entries):
+                if isinstance(entry, Mapping):
+                    continue
+                if name == "messages":
+                    raise InvalidTypeError(
+                        "message_not_a_mapping", index=index, type_name=type(entry).__name__
+                    )
+                raise InvalidTypeError(
+                    "not_a_mapping", name=f"tools[{index}]", type_name=type(entry).__name__
+                )
 
 
 StateFunction: TypeAlias = Callable[[RoutingContext], Any | Awaitable[Any]]
