@@ -17,7 +17,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from contextwise.errors import ContextwiseError, InvalidValueError
@@ -56,9 +56,7 @@ _LINE_COLUMN = re.compile(r"line (\d+) column (\d+)")
 class CodedModel(BaseModel):
     """A pydantic model whose validation failures are coded contextwise errors.
 
-    A subclass names the class of its errors in ``_error_class``. Writing one key in both
-    spellings (``triggerChars`` and ``trigger_chars``) is the error ``duplicate_key``, which names
-    both, rather than an unknown key.
+    A subclass names the class of its errors in ``_error_class``.
     """
 
     _error_class: ClassVar[type[ContextwiseError]] = InvalidValueError
@@ -96,16 +94,6 @@ class CodedModel(BaseModel):
             return super().model_validate_strings(obj, **options)
         except ValidationError as exc:
             raise coded_error(exc, cls, obj) from None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_spelling_per_key(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            for name, info in cls.model_fields.items():
-                alias = info.alias
-                if alias and alias != name and name in data and alias in data:
-                    raise cls._error_class("duplicate_key", field=alias, name=name, alias=alias)
-        return data
 
 
 def _loads(text: object) -> object:
@@ -152,8 +140,7 @@ def problem_error(
         return _located(inner, field, bool(loc))
     value = short_repr(error.get("input"))
     if kind == "extra_forbidden":
-        known = known_keys(model, loc[:-1], data)
-        return error_class("unknown_key", field=field, known=known)
+        return _extra_key(model, loc, data, field, error_class)
     if kind == "missing":
         return error_class("missing_key", field=field)
     if kind == "union_tag_not_found":
@@ -169,6 +156,25 @@ def problem_error(
         expected = _quoted_list(str(ctx.get("expected", "")))
         return error_class("invalid_choice", field=field, expected=expected, value=value)
     return _value_problem(error, kind, ctx, field, value, error_class)
+
+
+def _extra_key(
+    model: type[BaseModel],
+    loc: tuple[int | str, ...],
+    data: object,
+    field: str,
+    error_class: type[ContextwiseError],
+) -> ContextwiseError:
+    # With both spellings of one field given, pydantic reads the alias and reports the name as
+    # an extra key: that is one key written twice, not an unknown key.
+    found, value = model_at(model, loc[:-1], data)
+    key = loc[-1] if loc else ""
+    if found is None:
+        return error_class("unknown_key", field=field, known=[])
+    info = found.model_fields.get(str(key))
+    if info is not None and info.alias and isinstance(value, Mapping) and info.alias in value:
+        return error_class("duplicate_key", field=field, name=str(key), alias=info.alias)
+    return error_class("unknown_key", field=field, known=list(found.model_fields))
 
 
 def _value_problem(
@@ -288,16 +294,17 @@ def _union_member(annotation: Any, part: int | str, value: object) -> type[BaseM
     return None
 
 
-def known_keys(model: type[BaseModel], loc: tuple[int | str, ...], data: object) -> list[str]:
-    """The field names accepted by the model found at a location, or ``[]`` when it is unknown."""
+def model_at(
+    model: type[BaseModel], loc: tuple[int | str, ...], data: object
+) -> tuple[type[BaseModel] | None, object]:
+    """The model found at a location, and the input there; ``None`` when it cannot be told."""
     current: Any = model
     value: object = data
     for part in loc:
         current, value = _descend(current, part, value)
         if current is None:
-            return []
-    target = _single_model(current, value)
-    return list(target.model_fields) if target is not None else []
+            return None, None
+    return _single_model(current, value), value
 
 
 def _descend(annotation: Any, part: int | str, value: object) -> tuple[Any, object]:

@@ -293,6 +293,10 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "{type_name}."
         ),
         "invalid_budget": N_("budget must be a ContextBudget, got a value of type {type_name}."),
+        "not_a_history": N_(
+            "The history file '{path}' must hold a list of fragments, an object with a "
+            "'fragments' list, or a list of chat messages, got a value of type {type_name}."
+        ),
     }
 
 
@@ -706,6 +710,7 @@ class PolicyConfigurationError(InvalidValueError):
             "The policy file '{path}' has the suffix '{suffix}'; use .json or .toml."
         ),
         "invalid_toml": N_("The policy text is not valid TOML."),
+        "unreadable_file": N_("The file '{path}' cannot be read."),
     }
 
 
