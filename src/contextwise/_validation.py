@@ -308,6 +308,10 @@ def model_at(
 
 
 def _descend(annotation: Any, part: int | str, value: object) -> tuple[Any, object]:
+    member = _union_member(annotation, part, value)
+    if member is not None:
+        # A union tag that pydantic inserted (``app`` may also be a field of the member).
+        return member, value
     model = _single_model(annotation, value)
     if model is not None:
         for name, info in model.model_fields.items():
