@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from typing import Any
@@ -40,7 +41,7 @@ tokens = st.lists(st.integers(0, 5), max_size=25)
 def test_the_common_subsequence_is_a_longest_one(old: list[int], new: list[int]) -> None:
     pairs = common_subsequence(old, new)
     assert all(old[i] == new[j] for i, j in pairs)
-    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:], strict=False))
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in itertools.pairwise(pairs))
     assert len(pairs) == lcs_length(old, new)
 
 
