@@ -124,10 +124,10 @@ async def _case(label: str, response: Any, on_event: Any = None) -> float:
     request = DecisionRequest.model_construct(
         model="router-mini", questions={"model": QUESTION}, state={}
     )
-    outcome = await router.route(CONTEXT)
+    outcome = await router.aroute(CONTEXT)
     assert outcome.choice == "deep", outcome
     bare = await _time(lambda: provider.request(request))
-    routed = await _time(lambda: router.route(CONTEXT))
+    routed = await _time(lambda: router.aroute(CONTEXT))
     overhead = routed - bare
     print(
         f"{label:<44} bare {bare:8.2f} µs   routed {routed:8.2f} µs   "

@@ -30,12 +30,12 @@ from contextwise import (
     RoutingConfigurationError,
     TextAnswer,
     TextQuestion,
+    adecide_choice,
     check_json_state,
     decide_choice,
-    decide_choice_sync,
     is_provider_unavailable,
 )
-from contextwise.routing import CAUSE_CHAIN_DEPTH, MAX_CHOICES
+from contextwise.decision import CAUSE_CHAIN_DEPTH, MAX_CHOICES
 from test_routing_support import FakeProvider, HangingProvider, SyncProvider, answering, raising
 
 QUESTION = ChoiceQuestion(
@@ -180,7 +180,7 @@ async def _decide(provider: Any, **overrides: Any) -> Any:
         "key": "model",
     }
     arguments.update(overrides)
-    return await decide_choice(provider, **arguments)
+    return await adecide_choice(provider, **arguments)
 
 
 async def test_decide_choice_sends_one_question_and_validates_the_answer() -> None:
@@ -218,9 +218,9 @@ async def test_decide_choice_accepts_a_returned_model_and_a_sync_provider() -> N
     assert len(sync.requests) == 1
 
 
-def test_decide_choice_sync_runs_the_same_core() -> None:
+def test_sync_decide_choice_runs_the_same_core() -> None:
     provider = SyncProvider(answering("deep", 0.2))
-    outcome = decide_choice_sync(
+    outcome = decide_choice(
         provider,
         model="router-mini",
         question=QUESTION,

@@ -183,7 +183,7 @@ async def test_the_router_routes_with_the_real_client(endpoint: FakeEndpoint) ->
     endpoint.choose("deep", 0.97)
     provider = _provider(endpoint, name="local-vllm")
     events: list[RoutingEvent] = []
-    outcome = await ModelRouter(make_routing(provider), on_event=events.append).route(context())
+    outcome = await ModelRouter(make_routing(provider), on_event=events.append).aroute(context())
     await provider.client.close()
     assert (outcome.choice, outcome.reason, outcome.confidence) == ("deep", "selected", 0.97)
     assert outcome.usage == DecisionUsage(input_tokens=50, output_tokens=7)
@@ -202,7 +202,7 @@ async def test_429_raises_quota_exceeded_and_propagates_through_the_router(
     assert isinstance(excinfo.value.__cause__, openai.RateLimitError)
     assert excinfo.value.detail is not None and "429" in excinfo.value.detail
     with pytest.raises(QuotaExceededError):
-        await ModelRouter(make_routing(provider, on_error="fallback")).route(context())
+        await ModelRouter(make_routing(provider, on_error="fallback")).aroute(context())
     await provider.client.close()
     assert len(endpoint.requests) == 2
 
@@ -218,7 +218,7 @@ async def test_5xx_raises_unavailable_and_the_router_falls_back(
         await provider.request(_request())
     assert isinstance(excinfo.value.__cause__, openai.InternalServerError)
     assert excinfo.value.detail is not None and str(status) in excinfo.value.detail
-    outcome = await ModelRouter(make_routing(provider)).route(context())
+    outcome = await ModelRouter(make_routing(provider)).aroute(context())
     await provider.client.close()
     assert (outcome.choice, outcome.reason) == ("fast", "unavailable")
     assert len(endpoint.requests) == 2
@@ -252,7 +252,7 @@ async def test_4xx_propagates_unchanged_even_through_the_router(
     endpoint.error(status, "bad request")
     provider = _provider(endpoint)
     with pytest.raises(error_type):
-        await ModelRouter(make_routing(provider)).route(context())
+        await ModelRouter(make_routing(provider)).aroute(context())
     await provider.client.close()
 
 
@@ -271,7 +271,7 @@ async def test_the_routers_timeout_cuts_a_slow_endpoint(endpoint: FakeEndpoint) 
     provider = _provider(endpoint)
     events: list[RoutingEvent] = []
     routing = make_routing(provider, timeout=0.2)
-    outcome = await ModelRouter(routing, on_event=events.append).route(context())
+    outcome = await ModelRouter(routing, on_event=events.append).aroute(context())
     await provider.client.close()
     assert (outcome.choice, outcome.reason) == ("fast", "unavailable")
     failed = events[1]
@@ -293,7 +293,7 @@ async def test_bad_json_raises_a_decision_response_error(
     endpoint.replies.append(Reply(body=body))
     provider = _provider(endpoint)
     with pytest.raises(DecisionResponseError) as excinfo:
-        await ModelRouter(make_routing(provider)).route(context())
+        await ModelRouter(make_routing(provider)).aroute(context())
     await provider.client.close()
     if detail is None:
         assert excinfo.value.code == "missing_answer"
@@ -306,7 +306,7 @@ async def test_an_answer_outside_the_labels_is_rejected(endpoint: FakeEndpoint) 
     endpoint.choose("medium", 0.9)
     provider = _provider(endpoint)
     with pytest.raises(DecisionResponseError) as excinfo:
-        await ModelRouter(make_routing(provider)).route(context())
+        await ModelRouter(make_routing(provider)).aroute(context())
     await provider.client.close()
     assert excinfo.value.code == "unknown_choice"
 

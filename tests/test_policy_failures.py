@@ -224,7 +224,7 @@ def test_a_sync_compressor_that_times_out_fails_and_its_result_is_discarded() ->
         compress_policy(),
         [Fragment("h", messages=history)],
         compressors={"llm": slow},
-        compressor_timeout=0.05,
+        step_timeout=0.05,
     )
     release.set()
     assert time.perf_counter() - started < 4
@@ -429,15 +429,15 @@ def test_compressors_must_be_callables_in_a_mapping() -> None:
 
 
 @pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf"), True, "1"])
-def test_compressor_timeout_must_be_positive_and_finite(timeout: Any) -> None:
+def test_step_timeout_must_be_positive_and_finite(timeout: Any) -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(
             compress_policy(),
             [Fragment("h", messages=chat(2))],
             compressors={"llm": summarize},
-            compressor_timeout=timeout,
+            step_timeout=timeout,
         )
-    assert caught.value.code == "invalid_compressor_timeout"
+    assert caught.value.code == "invalid_step_timeout"
 
 
 async def test_an_app_that_times_out_fails() -> None:
@@ -450,7 +450,7 @@ async def test_an_app_that_times_out_fails() -> None:
         app_policy(),
         [Fragment("h", messages=history)],
         apps={"mutate": slow},
-        compressor_timeout=0.05,
+        step_timeout=0.05,
     )
     assert_failed(result, history, "app_timeout")
 

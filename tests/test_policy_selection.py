@@ -119,7 +119,9 @@ def test_model_follows_a_confident_provider() -> None:
     provider = Provider(
         {"choice": "most-turns", "confidence": 0.95, "rationale": "history is stale"}
     )
-    result = process_context(model_policy(targetInputChars=170), FRAGMENTS, selector=provider)
+    result = process_context(
+        model_policy(targetInputChars=170), FRAGMENTS, decision_provider=provider
+    )
     assert applied(result) == ["most-turns"]
     (decision,) = result.report.decisions
     assert decision.mode == "model" and decision.step_ids == ("most-turns",)
@@ -133,7 +135,9 @@ def test_model_follows_a_confident_provider() -> None:
 
 def test_model_falls_back_to_sequence_below_its_threshold() -> None:
     provider = Provider({"choice": "most-turns", "confidence": 0.5})
-    result = process_context(model_policy(targetInputChars=170), FRAGMENTS, selector=provider)
+    result = process_context(
+        model_policy(targetInputChars=170), FRAGMENTS, decision_provider=provider
+    )
     assert applied(result) == ["cut-doc"]
     (decision,) = result.report.decisions
     assert decision.mode == "sequence" and decision.step_ids == ("cut-doc",)
@@ -145,7 +149,9 @@ def test_model_asks_again_until_the_target_is_met() -> None:
         {"choice": "old-turns", "confidence": 0.9},
         {"choice": "cut-doc", "confidence": 0.9},
     )
-    result = process_context(model_policy(targetInputChars=140), FRAGMENTS, selector=provider)
+    result = process_context(
+        model_policy(targetInputChars=140), FRAGMENTS, decision_provider=provider
+    )
     assert applied(result) == ["old-turns", "cut-doc"]
     assert len(provider.requests) == 2
     assert list(provider.requests[1].questions["step"].criteria) == ["cut-doc", "most-turns"]  # type: ignore[union-attr]
@@ -154,7 +160,7 @@ def test_model_asks_again_until_the_target_is_met() -> None:
 async def test_model_falls_back_when_the_provider_is_unavailable() -> None:
     provider = Provider(ProviderUnavailableError("503"))
     result = await aprocess_context(
-        model_policy(targetInputChars=170), FRAGMENTS, selector=provider
+        model_policy(targetInputChars=170), FRAGMENTS, decision_provider=provider
     )
     assert applied(result) == ["cut-doc"]
     assert "unavailable" in result.report.decisions[0].reason
@@ -170,25 +176,27 @@ async def test_model_falls_back_when_the_provider_is_unavailable() -> None:
 )
 def test_model_propagates_other_provider_errors(answer: Any, error: type[Exception]) -> None:
     with pytest.raises(error):
-        process_context(model_policy(targetInputChars=170), FRAGMENTS, selector=Provider(answer))
+        process_context(
+            model_policy(targetInputChars=170), FRAGMENTS, decision_provider=Provider(answer)
+        )
 
 
-def test_model_needs_a_selector() -> None:
+def test_model_needs_a_decision_provider() -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(model_policy(), FRAGMENTS)
-    assert caught.value.code == "selector_required"
+    assert caught.value.code == "decision_provider_required"
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(model_policy(), FRAGMENTS, selector=object())  # type: ignore[arg-type]
-    assert caught.value.code == "invalid_selector"
+        process_context(model_policy(), FRAGMENTS, decision_provider=object())  # type: ignore[arg-type]
+    assert caught.value.code == "invalid_decision_provider"
 
 
 def test_audit_reports_the_model_choices_that_reduce_makes() -> None:
     answer = {"choice": "most-turns", "confidence": 0.9}
     reduced = process_context(
-        model_policy(targetInputChars=170), FRAGMENTS, selector=Provider(answer)
+        model_policy(targetInputChars=170), FRAGMENTS, decision_provider=Provider(answer)
     )
     audit = model_policy(targetInputChars=170).model_copy(update={"mode": "audit"})
-    audited = process_context(audit, FRAGMENTS, selector=Provider(answer))
+    audited = process_context(audit, FRAGMENTS, decision_provider=Provider(answer))
     assert audited.report.changes == reduced.report.changes
     assert audited.report.decisions == reduced.report.decisions
     assert audited.fragments == tuple(FRAGMENTS)

@@ -86,7 +86,7 @@ def _routing_records(records: pytest.LogCaptureFixture) -> list[logging.LogRecor
 
 async def _route(provider: Any, recorder: Recorder, **overrides: Any) -> RouteOutcome:
     router = ModelRouter(make_routing(provider, **overrides), on_event=recorder)
-    return await router.route(context())
+    return await router.aroute(context())
 
 
 # --- choices and the confidence threshold ------------------------------------------------------
@@ -150,7 +150,7 @@ async def test_confidence_just_below_the_threshold_selects_the_fallback(
 )
 def test_the_threshold_is_strict_for_any_confidence(confidence: float, threshold: float) -> None:
     provider = SyncProvider(answering("deep", confidence))
-    outcome = ModelRouter(make_routing(provider, min_confidence=threshold)).route_sync(context())
+    outcome = ModelRouter(make_routing(provider, min_confidence=threshold)).route(context())
     if confidence >= threshold:
         assert (outcome.choice, outcome.reason) == ("deep", "selected")
     else:
@@ -342,7 +342,7 @@ async def test_cancelling_the_awaiting_task_cancels_the_request(
 ) -> None:
     provider = HangingProvider()
     router = ModelRouter(make_routing(provider, timeout=60), on_event=recorder)
-    task = asyncio.create_task(router.route(context()))
+    task = asyncio.create_task(router.aroute(context()))
     await provider.started.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -535,7 +535,7 @@ async def test_the_default_state_leaves_reasoning_out_without_mutating_the_input
     provider = FakeProvider(answering())
     snapshot = repr(_THINKING_MESSAGES)
     routing = make_routing(provider)
-    await ModelRouter(routing).route(context(step=4, messages=_THINKING_MESSAGES))
+    await ModelRouter(routing).aroute(context(step=4, messages=_THINKING_MESSAGES))
     [request] = provider.requests
     assert request.state == {
         "system": "You are a coding agent.",
@@ -576,7 +576,7 @@ async def test_a_sync_state_function_replaces_the_default() -> None:
 
     provider = FakeProvider(answering())
     ctx = context(step=7)
-    await ModelRouter(make_routing(provider, state=state)).route(ctx)
+    await ModelRouter(make_routing(provider, state=state)).aroute(ctx)
     assert seen == [ctx]
     assert provider.requests[0].state == {"step": 7, "last": "Fix the failing test."}
 
@@ -587,7 +587,7 @@ async def test_an_async_state_function_replaces_the_default() -> None:
         return [ctx.step, ctx.model]
 
     provider = FakeProvider(answering())
-    await ModelRouter(make_routing(provider, state=state)).route(context(step=2))
+    await ModelRouter(make_routing(provider, state=state)).aroute(context(step=2))
     assert provider.requests[0].state == [2, "small-model"]
 
 
@@ -624,7 +624,7 @@ async def test_the_default_state_is_checked_too() -> None:
     provider = FakeProvider(answering())
     bad = context(messages=[{"role": "user", "content": "x", "score": math.nan}])
     with pytest.raises(RoutingConfigurationError) as excinfo:
-        await ModelRouter(make_routing(provider)).route(bad)
+        await ModelRouter(make_routing(provider)).aroute(bad)
     assert excinfo.value.params["path"] == "$.messages[0].score"
     assert provider.requests == []
 
@@ -635,23 +635,23 @@ async def test_a_state_function_that_raises_propagates() -> None:
 
     provider = FakeProvider(answering())
     with pytest.raises(LookupError):
-        await ModelRouter(make_routing(provider, state=state)).route(context())
+        await ModelRouter(make_routing(provider, state=state)).aroute(context())
     assert provider.requests == []
 
 
-# --- sync providers, route_sync, effort ------------------------------------------------------
+# --- sync providers, sync route, effort ------------------------------------------------------
 
 
-def test_route_sync_with_a_sync_provider() -> None:
+def test_sync_route_with_a_sync_provider() -> None:
     provider = SyncProvider(answering("deep", 0.95))
-    outcome = ModelRouter(make_routing(provider)).route_sync(context(step=3))
+    outcome = ModelRouter(make_routing(provider)).route(context(step=3))
     assert (outcome.step, outcome.choice, outcome.reason) == (3, "deep", "selected")
     assert len(provider.requests) == 1
 
 
-def test_route_sync_with_an_async_provider_and_a_fallback() -> None:
+def test_sync_route_with_an_async_provider_and_a_fallback() -> None:
     provider = FakeProvider(raising(ProviderUnavailableError()))
-    outcome = ModelRouter(make_routing(provider)).route_sync(context())
+    outcome = ModelRouter(make_routing(provider)).route(context())
     assert (outcome.choice, outcome.reason) == ("fast", "unavailable")
 
 
@@ -674,7 +674,7 @@ async def test_effort_sent_is_clamped_to_the_supported_levels(
         "deep": ModelSpec(name="big-model", effort=effort, supported_efforts=supported),
     }
     routing = make_routing(FakeProvider(answering("deep", 0.99)), models=models)
-    outcome = await ModelRouter(routing).route(context())
+    outcome = await ModelRouter(routing).aroute(context())
     assert outcome.effort_sent == expected
     assert routing.effort_sent("deep") == expected
 
@@ -722,7 +722,7 @@ async def test_the_log_record_is_structured(records: pytest.LogCaptureFixture) -
     provider = FakeProvider(
         lambda request: {**response("deep", 0.9), "usage": {"input_tokens": 5, "output_tokens": 1}}
     )
-    await ModelRouter(make_routing(provider)).route(context(step=6))
+    await ModelRouter(make_routing(provider)).aroute(context(step=6))
     [record] = _routing_records(records)
     fields = {
         name: getattr(record, name)
@@ -761,7 +761,7 @@ async def test_the_log_record_is_structured(records: pytest.LogCaptureFixture) -
 
 async def test_a_failure_record_names_the_error_code(records: pytest.LogCaptureFixture) -> None:
     with pytest.raises(QuotaExceededError):
-        await ModelRouter(make_routing(FakeProvider(raising(QuotaExceededError())))).route(
+        await ModelRouter(make_routing(FakeProvider(raising(QuotaExceededError())))).aroute(
             context()
         )
     [record] = _routing_records(records)
@@ -776,7 +776,7 @@ async def test_nothing_is_logged_when_the_logger_is_silent() -> None:
     previous = logger.level
     logger.setLevel(logging.CRITICAL)
     try:
-        outcome = await ModelRouter(make_routing(FakeProvider(answering()))).route(context())
+        outcome = await ModelRouter(make_routing(FakeProvider(answering()))).aroute(context())
     finally:
         logger.setLevel(previous)
     assert outcome.choice == "deep"
@@ -788,7 +788,7 @@ async def test_an_error_in_on_event_propagates() -> None:
 
     router = ModelRouter(make_routing(FakeProvider(answering())), on_event=broken)
     with pytest.raises(RuntimeError, match="handler bug"):
-        await router.route(context())
+        await router.aroute(context())
 
 
 def test_a_two_option_question_from_another_decision() -> None:
@@ -805,7 +805,7 @@ def test_a_two_option_question_from_another_decision() -> None:
         models={"cheap": "m1", "smart": "m2"},
         fallback="cheap",
     )
-    assert ModelRouter(routing).route_sync(context()).model.name == "m2"
+    assert ModelRouter(routing).route(context()).model.name == "m2"
 
 
 def test_the_router_checks_its_arguments() -> None:

@@ -21,9 +21,9 @@ from contextwise import (
     ProviderUnavailableError,
     RoutingConfigurationError,
     RoutingEvent,
+    aprepare_step,
     model_budget,
     prepare_step,
-    prepare_step_sync,
 )
 
 SYSTEM = {"role": "system", "content": "You are a coding agent."}
@@ -122,7 +122,7 @@ async def test_a_ten_step_harness_loop() -> None:
         question = {"role": "user", "content": f"Step {step}: " + "u" * 790}
         history.append(question)
         produced.append(question)
-        prepared = await prepare_step(
+        prepared = await aprepare_step(
             TRIM, [Fragment("history", messages=history)], router=router, step=step, active=active
         )
         assert isinstance(prepared, PreparedStep)
@@ -174,7 +174,7 @@ async def test_a_ten_step_harness_loop() -> None:
 
 
 async def test_the_route_carries_the_effort_and_the_chosen_model() -> None:
-    prepared = await prepare_step(
+    prepared = await aprepare_step(
         TRIM,
         [Fragment("history", messages=[SYSTEM, {"role": "user", "content": "Debug this."}])],
         router=_router(ScriptedRouter(("deep", 0.9))),
@@ -191,7 +191,7 @@ async def test_the_route_carries_the_effort_and_the_chosen_model() -> None:
 
 async def test_text_fragments_count_in_the_plan_but_not_in_the_messages() -> None:
     provider = ScriptedRouter(("fast", 0.9))
-    prepared = await prepare_step(
+    prepared = await aprepare_step(
         TRIM,
         [
             Fragment("notes", text="n" * 400),
@@ -210,7 +210,7 @@ async def test_a_context_that_cannot_fit_the_chosen_model_overflows() -> None:
     big = [SYSTEM, {"role": "user", "content": "u" * 8000}]
     provider = ScriptedRouter(("tiny", 0.99))
     with pytest.raises(ContextOverflowError) as excinfo:
-        await prepare_step(
+        await aprepare_step(
             keep_everything,
             [Fragment("history", messages=big)],
             router=_router(provider),
@@ -224,7 +224,7 @@ async def test_a_context_that_cannot_fit_the_chosen_model_overflows() -> None:
 async def test_an_unknown_active_model_is_rejected_before_anything_runs() -> None:
     provider = ScriptedRouter(("fast", 0.9))
     with pytest.raises(RoutingConfigurationError) as excinfo:
-        await prepare_step(
+        await aprepare_step(
             TRIM, [Fragment("history", messages=[SYSTEM])], router=_router(provider), step=1,
             active="small",
         )
@@ -243,8 +243,8 @@ def test_model_budget_needs_a_window() -> None:
     assert model_budget(spec, window=1, output=1).context_budget() == 8_000 - 2_000 - 160
 
 
-def test_prepare_step_sync_runs_the_same_step() -> None:
-    prepared = prepare_step_sync(
+def test_sync_prepare_step_runs_the_same_step() -> None:
+    prepared = prepare_step(
         TRIM,
         [{"id": "history", "messages": [SYSTEM, {"role": "user", "content": "Hi"}]}],
         router=_router(ScriptedRouter(("tiny", 0.97))),

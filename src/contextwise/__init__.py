@@ -4,6 +4,23 @@ The package root is the table of contents: every public name is importable from 
 """
 
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
+from contextwise.decision import (
+    ChoiceAnswer,
+    ChoiceOutcome,
+    ChoiceQuestion,
+    Decision,
+    DecisionProvider,
+    DecisionRequest,
+    DecisionResponse,
+    DecisionUsage,
+    OpenAIDecisionProvider,
+    TextAnswer,
+    TextQuestion,
+    adecide_choice,
+    check_json_state,
+    decide_choice,
+    is_provider_unavailable,
+)
 from contextwise.effort import Effort, EffortLevel, clamp_effort, compare_effort, is_effort
 from contextwise.errors import (
     ContextOverflowError,
@@ -77,34 +94,19 @@ from contextwise.policy import (
     validate_context_policy,
 )
 from contextwise.routing import (
-    ChoiceAnswer,
-    ChoiceOutcome,
-    ChoiceQuestion,
-    Decision,
     DecisionFailedEvent,
     DecisionFinishedEvent,
-    DecisionProvider,
-    DecisionRequest,
-    DecisionResponse,
     DecisionStartedEvent,
-    DecisionUsage,
     ModelRouter,
     ModelRouting,
     ModelSpec,
-    OpenAIDecisionProvider,
     RouteEvent,
     RouteOutcome,
     RoutingContext,
     RoutingEvent,
-    TextAnswer,
-    TextQuestion,
-    check_json_state,
-    decide_choice,
-    decide_choice_sync,
     default_state,
-    is_provider_unavailable,
 )
-from contextwise.step import PreparedStep, model_budget, prepare_step, prepare_step_sync
+from contextwise.step import PreparedStep, aprepare_step, model_budget, prepare_step
 from contextwise.tokens import (
     CallableCounter,
     EstimateCounter,
@@ -196,6 +198,8 @@ __all__ = [
     "TrimStep",
     "UnsupportedLocaleError",
     "__version__",
+    "adecide_choice",
+    "aprepare_step",
     "aprocess_context",
     "as_token_counter",
     "check_json_state",
@@ -204,7 +208,6 @@ __all__ = [
     "context_policy_json_schema",
     "count_tokens",
     "decide_choice",
-    "decide_choice_sync",
     "default_state",
     "estimate_tokens",
     "find_orphan_results",
@@ -220,7 +223,6 @@ __all__ = [
     "model_budget",
     "normalize_locale",
     "prepare_step",
-    "prepare_step_sync",
     "process_context",
     "set_locale",
     "tool_call_ids",

@@ -696,15 +696,15 @@ class PolicyConfigurationError(InvalidValueError):
             "The limits {limits} count tokens, so a token counter is needed: pass counter=.",
             "count",
         ),
-        "selector_required": N_(
-            "The selection mode 'model' needs a decision provider: pass selector=."
+        "decision_provider_required": N_(
+            "The selection mode 'model' needs a decision provider: pass decision_provider=."
         ),
-        "invalid_selector": N_(
-            "selector must be a decision provider with a name and a request method, got a value "
-            "of type {type_name}."
+        "invalid_decision_provider": N_(
+            "decision_provider must be a decision provider with a name and a request method, got "
+            "a value of type {type_name}."
         ),
-        "invalid_compressor_timeout": N_(
-            "compressor_timeout must be a finite number of seconds greater than 0, got {value}."
+        "invalid_step_timeout": N_(
+            "step_timeout must be a finite number of seconds greater than 0, got {value}."
         ),
         "unsupported_policy_file": N_(
             "The policy file '{path}' has the suffix '{suffix}'; use .json or .toml."

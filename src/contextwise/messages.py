@@ -17,14 +17,20 @@ call from its results or leave a result without its call. System and developer m
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import eq
-from typing import Any, Final, Literal, NoReturn, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
-from contextwise.errors import InvalidTypeError, InvalidValueError
+from contextwise._layout import (
+    PINNED_ROLES,
+    as_message_list,
+    attachments,
+    group_bounds,
+    measure_message,
+    profile_messages,
+    tool_info,
+)
+from contextwise.errors import InvalidValueError
 
 ChatMessage: TypeAlias = Mapping[str, Any]
 """A chat message: a mapping in the OpenAI or the Anthropic shape."""
@@ -34,12 +40,6 @@ GroupingKind: TypeAlias = Literal["user-turn", "message"]
 
 GROUPINGS: Final[tuple[GroupingKind, ...]] = ("user-turn", "message")
 """The supported groupings."""
-
-PINNED_ROLES: Final[frozenset[str]] = frozenset({"system", "developer"})
-"""The roles that are never removed: system and developer messages."""
-
-_RESULT_ROLES: Final[frozenset[str]] = frozenset({"tool", "function"})
-_PINNED_ORDER: Final[tuple[str, ...]] = tuple(sorted(PINNED_ROLES))
 
 
 def message_chars(message: ChatMessage) -> int:
@@ -74,7 +74,7 @@ def message_chars(message: ChatMessage) -> int:
         ...     {"type": "text", "text": "Thanks"}]})
         8
     """
-    return _walk(message, 0, None)
+    return measure_message(message, 0, None)
 
 
 def messages_chars(messages: Sequence[ChatMessage]) -> int:
@@ -95,8 +95,8 @@ def messages_chars(messages: Sequence[ChatMessage]) -> int:
         ...                 {"role": "user", "content": "Hi"}])
         11
     """
-    items = _as_list(messages, "messages")
-    return sum(_walk(message, index, None) for index, message in enumerate(items))
+    items = as_message_list(messages, "messages")
+    return sum(measure_message(message, index, None) for index, message in enumerate(items))
 
 
 def message_text(message: ChatMessage) -> str:
@@ -121,7 +121,7 @@ def message_text(message: ChatMessage) -> str:
         'Look:\\na cat'
     """
     pieces: list[str] = []
-    _walk(message, 0, pieces)
+    measure_message(message, 0, pieces)
     return "\n".join(pieces)
 
 
@@ -143,7 +143,7 @@ def tool_call_ids(message: ChatMessage) -> tuple[str, ...]:
         ...     {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "x"}}]})
         ('toolu_1',)
     """
-    calls, _results, _has_results, _only_results = _tool_info(message)
+    calls, _results, _has_results, _only_results = tool_info(message)
     return tuple(calls)
 
 
@@ -163,7 +163,7 @@ def tool_result_ids(message: ChatMessage) -> tuple[str, ...]:
         >>> tool_result_ids({"role": "tool", "tool_call_id": "call_1", "content": "42"})
         ('call_1',)
     """
-    _calls, results, _has_results, _only_results = _tool_info(message)
+    _calls, results, _has_results, _only_results = tool_info(message)
     return tuple(results)
 
 
@@ -301,8 +301,8 @@ def tool_units(messages: Sequence[ChatMessage]) -> list[tuple[int, int]]:
         ... ])
         [(1, 3)]
     """
-    items = _as_list(messages, "messages")
-    attached = _attachments(items)
+    items = as_message_list(messages, "messages")
+    attached = attachments(items)
     units: list[tuple[int, int]] = []
     start = 0
     for index in range(1, len(items) + 1):
@@ -332,11 +332,11 @@ def find_orphan_results(messages: Sequence[ChatMessage]) -> list[int]:
         >>> find_orphan_results([{"role": "tool", "tool_call_id": "gone", "content": "42"}])
         [0]
     """
-    items = _as_list(messages, "messages")
+    items = as_message_list(messages, "messages")
     seen: set[str] = set()
     orphans: list[int] = []
     for index, message in enumerate(items):
-        calls, results, _has_results, _only_results = _tool_info(message, index)
+        calls, results, _has_results, _only_results = tool_info(message, index)
         if any(result not in seen for result in results):
             orphans.append(index)
         seen.update(calls)
@@ -413,9 +413,9 @@ def layout_messages(
         raise InvalidValueError(
             "unknown_grouping", grouping=str(grouping), supported=list(GROUPINGS)
         )
-    items = _as_list(messages, "messages")
-    profile = _profile(items)
-    starts, pinned_groups, pinned_indices = _group_bounds(items, grouping, profile)
+    items = as_message_list(messages, "messages")
+    profile = profile_messages(items)
+    starts, pinned_groups, pinned_indices = group_bounds(items, grouping, profile)
     pinned = [False] * len(items)
     for index in pinned_indices:
         pinned[index] = True
@@ -425,345 +425,4 @@ def layout_messages(
         starts=starts,
         pinned_groups=pinned_groups,
         pinned=pinned,
-    )
-
-
-class _Profile:
-    """Each message's size and role, measured once; ``plain`` when no message can be in a tool
-    unit (every message is a dict with exactly a role and a string content).
-
-    The lists are never changed in place, so profiles may share them. ``pinned_roles`` lists the
-    pinned roles that may occur (all of them unless the measure saw fewer).
-    """
-
-    __slots__ = ("_cut", "_roles", "_sizes", "pinned_roles", "plain")
-
-    def __init__(
-        self,
-        sizes: list[int],
-        roles: list[object],
-        plain: bool,
-        pinned_roles: tuple[str, ...] = _PINNED_ORDER,
-    ) -> None:
-        self._sizes = sizes
-        self._roles = roles
-        self.plain = plain
-        self.pinned_roles = pinned_roles
-        self._cut: tuple[int, int] | None = None
-
-    @property
-    def sizes(self) -> list[int]:
-        """The characters of each message."""
-        if self._cut is not None:
-            self._apply_cut()
-        return self._sizes
-
-    @property
-    def roles(self) -> list[object]:
-        """The role of each message (``None`` when it has none)."""
-        if self._cut is not None:
-            self._apply_cut()
-        return self._roles
-
-    def _apply_cut(self) -> None:
-        assert self._cut is not None
-        start, stop = self._cut
-        self._sizes = self._sizes[:start] + self._sizes[stop:]
-        self._roles = self._roles[:start] + self._roles[stop:]
-        self._cut = None
-
-    def slice(self, start: int, stop: int) -> _Profile:
-        """Drop the messages from ``start`` to ``stop``; the lists are built when first read."""
-        result = _Profile(self.sizes, self.roles, self.plain, self.pinned_roles)
-        result._cut = (start, stop)
-        return result
-
-
-def _profile(items: Sequence[ChatMessage]) -> _Profile:
-    """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts."""
-    if items:
-        try:
-            # C-level passes: far faster than one Python-level walk per message.
-            if set(map(len, items)) == {2}:
-                get: Any = dict.get
-                roles: list[object] = list(map(get, items, repeat("role")))
-                role_set = set(roles)
-                if None not in role_set and role_set.isdisjoint(_RESULT_ROLES):
-                    # str.__len__ measures and checks the type in one pass; a content that is
-                    # not a string raises TypeError and takes the checked path below.
-                    contents = map(get, items, repeat("content"))
-                    pinned_roles = tuple(role for role in _PINNED_ORDER if role in role_set)
-                    return _Profile(list(map(str.__len__, contents)), roles, True, pinned_roles)
-        except TypeError:
-            pass  # not all dicts, or unhashable roles: the checked path below reports it
-    sizes = [_walk(message, index, None) for index, message in enumerate(items)]
-    return _Profile(sizes, [message.get("role") for message in items], False)
-
-
-def _indices(values: list[object], wanted: object) -> list[int]:
-    """The indices of ``values`` equal to ``wanted``, found at C speed."""
-    return list(compress(range(len(values)), map(eq, values, repeat(wanted))))
-
-
-def _pinned_indices(
-    roles: list[object],
-    start: int = 0,
-    stop: int | None = None,
-    wanted: tuple[str, ...] = _PINNED_ORDER,
-) -> list[int]:
-    """The sorted indices of the ``wanted`` (pinned) roles among ``roles[start:stop]``."""
-    stop = len(roles) if stop is None else stop
-    found: list[int] = []
-    for role in wanted:
-        position = start
-        # list.index scans at C speed; pinned messages are few, usually only the first.
-        for _ in range(64):
-            try:
-                position = roles.index(role, position, stop)
-            except ValueError:
-                break
-            found.append(position)
-            position += 1
-        else:
-            found.extend(position + index for index in _indices(roles[position:stop], role))
-    found.sort()
-    return found
-
-
-def _group_bounds(
-    items: Sequence[ChatMessage], grouping: GroupingKind, profile: _Profile
-) -> tuple[list[int], list[bool], list[int]]:
-    """Find the groups of a measured conversation.
-
-    Args:
-        items: The messages, already checked to be a list or a tuple.
-        grouping: ``"user-turn"`` or ``"message"``.
-        profile: The messages' sizes and roles, from :func:`_profile`.
-
-    Returns:
-        The start of each group, whether each group is pinned, and the sorted indices of the
-        pinned (system and developer) messages.
-    """
-    count = len(items)
-    roles = profile.roles
-    pinned_indices = _pinned_indices(roles, wanted=profile.pinned_roles)
-    starts: list[int] = []
-    pinned_groups: list[bool] = []
-    if not count:
-        return starts, pinned_groups, pinned_indices
-    attached = None if profile.plain else _scan(items)[0]
-    if grouping == "user-turn":
-        starts = _indices(roles, "user")
-        if attached is not None:
-            starts = [index for index in starts if not attached[index]]
-        if not starts or starts[0] != 0:
-            starts.insert(0, 0)
-            pinned_groups.append(True)
-        pinned_groups.extend([False] * (len(starts) - len(pinned_groups)))
-        return starts, pinned_groups, pinned_indices
-    pinned = set(pinned_indices)
-    if attached is None:
-        starts = list(range(count))
-        pinned_groups = [index in pinned for index in starts]
-        return starts, pinned_groups, pinned_indices
-    for index in range(count):
-        if index == 0 or not attached[index]:
-            if starts:
-                pinned_groups.append(all(i in pinned for i in range(starts[-1], index)))
-            starts.append(index)
-    pinned_groups.append(all(i in pinned for i in range(starts[-1], count)))
-    return starts, pinned_groups, pinned_indices
-
-
-def _attachments(items: Sequence[ChatMessage]) -> list[bool]:
-    """For each message, whether it must stay with the message before it (inside a tool unit)."""
-    return _scan(items)[0]
-
-
-def _scan(items: Sequence[ChatMessage]) -> tuple[list[bool], list[object]]:
-    """One pass: whether each message is attached to the one before it, and each message's role."""
-    count = len(items)
-    reach = [-1] * count
-    calls: dict[str, int] = {}
-    attached = [False] * count
-    roles: list[object] = []
-    for index, message in enumerate(items):
-        call_ids, result_ids, has_results, _only = _tool_info(message, index)
-        roles.append(message.get("role"))
-        if has_results:
-            attached[index] = True
-            for result in result_ids:
-                origin = calls.get(result)
-                if origin is not None and reach[origin] < index:
-                    reach[origin] = index
-        for call in call_ids:
-            calls[call] = index
-    furthest = -1
-    for index in range(count):
-        if index <= furthest:
-            attached[index] = True
-        if reach[index] > furthest:
-            furthest = reach[index]
-    return attached, roles
-
-
-def _tool_info(message: object, index: int = 0) -> tuple[list[str], list[str], bool, bool]:
-    """Return a message's call ids, result ids, whether it holds results, whether only results."""
-    if not isinstance(message, Mapping):
-        raise InvalidTypeError(
-            "message_not_a_mapping", index=index, type_name=type(message).__name__
-        )
-    calls: list[str] = []
-    results: list[str] = []
-    role = message.get("role")
-    has_results = role in _RESULT_ROLES
-    only_results = has_results
-    if has_results:
-        answered = message.get("tool_call_id")
-        if isinstance(answered, str):
-            results.append(answered)
-    tool_calls = message.get("tool_calls")
-    if tool_calls and isinstance(tool_calls, list | tuple):
-        for call in tool_calls:
-            if isinstance(call, Mapping):
-                call_id = call.get("id")
-                if isinstance(call_id, str):
-                    calls.append(call_id)
-    content = message.get("content")
-    if isinstance(content, list | tuple) and content:
-        other = False
-        for block in content:
-            kind = block.get("type") if isinstance(block, Mapping) else None
-            if kind == "tool_result":
-                has_results = True
-                answered = block.get("tool_use_id")
-                if isinstance(answered, str):
-                    results.append(answered)
-            else:
-                other = True
-                if kind == "tool_use":
-                    call_id = block.get("id")
-                    if isinstance(call_id, str):
-                        calls.append(call_id)
-        only_results = only_results or (has_results and not other)
-    return calls, results, has_results, only_results
-
-
-def _as_list(messages: object, name: str) -> Sequence[ChatMessage]:
-    if isinstance(messages, list | tuple):
-        return messages
-    raise InvalidTypeError("not_a_message_list", name=name, type_name=type(messages).__name__)
-
-
-def _walk(message: object, index: int, sink: list[str] | None) -> int:
-    """Measure one message; append its text pieces to ``sink`` when given."""
-    if not isinstance(message, Mapping):
-        raise InvalidTypeError(
-            "message_not_a_mapping", index=index, type_name=type(message).__name__
-        )
-    total = 0
-    content = message.get("content")
-    if isinstance(content, str):
-        total = len(content)
-        if sink is not None and content:
-            sink.append(content)
-    elif isinstance(content, list | tuple):
-        total = _walk_parts(content, index, "content", sink)
-    elif content is not None:
-        _bad_field(index, "content", content)
-    refusal = message.get("refusal")
-    if refusal is not None:
-        total += _text(refusal, index, "refusal", sink)
-    tool_calls = message.get("tool_calls")
-    if tool_calls:
-        if not isinstance(tool_calls, list | tuple):
-            _bad_field(index, "tool_calls", tool_calls)
-        for number, call in enumerate(tool_calls):
-            field = f"tool_calls[{number}]"
-            if not isinstance(call, Mapping):
-                _bad_field(index, field, call)
-            function = call.get("function")
-            if function is None:
-                # LangChain's dict form puts name and args on the call itself.
-                total += _call(call, index, field, sink)
-            elif isinstance(function, Mapping):
-                total += _call(function, index, f"{field}.function", sink)
-            else:
-                _bad_field(index, f"{field}.function", function)
-    function_call = message.get("function_call")
-    if function_call is not None:
-        if not isinstance(function_call, Mapping):
-            _bad_field(index, "function_call", function_call)
-        total += _call(function_call, index, "function_call", sink)
-    return total
-
-
-def _walk_parts(parts: Sequence[object], index: int, field: str, sink: list[str] | None) -> int:
-    total = 0
-    for number, part in enumerate(parts):
-        where = f"{field}[{number}]"
-        if isinstance(part, str):
-            total += len(part)
-            if sink is not None and part:
-                sink.append(part)
-            continue
-        if not isinstance(part, Mapping):
-            _bad_field(index, where, part)
-        kind = part.get("type")
-        if isinstance(kind, str) and (kind == "tool_use" or kind.endswith("_tool_use")):
-            total += _text(part.get("name"), index, f"{where}.name", sink)
-            if "input" in part:
-                total += _text(_compact_json(part["input"]), index, f"{where}.input", sink)
-        elif kind == "tool_result":
-            inner = part.get("content")
-            if isinstance(inner, list | tuple):
-                total += _walk_parts(inner, index, f"{where}.content", sink)
-            else:
-                total += _text(inner, index, f"{where}.content", sink)
-        elif isinstance(kind, str) and kind.endswith("_tool_result"):
-            inner = part.get("content")
-            if isinstance(inner, list | tuple):
-                total += _walk_parts(inner, index, f"{where}.content", sink)
-            elif isinstance(inner, str):
-                total += _text(inner, index, f"{where}.content", sink)
-        elif kind == "thinking":
-            total += _text(part.get("thinking"), index, f"{where}.thinking", sink)
-        elif kind == "refusal":
-            total += _text(part.get("refusal"), index, f"{where}.refusal", sink)
-        else:
-            text = part.get("text")
-            if isinstance(text, str):
-                total += len(text)
-                if sink is not None and text:
-                    sink.append(text)
-            elif text is not None and kind == "text":
-                _bad_field(index, f"{where}.text", text)
-    return total
-
-
-def _call(call: Mapping[str, Any], index: int, field: str, sink: list[str] | None) -> int:
-    total = _text(call.get("name"), index, f"{field}.name", sink)
-    arguments = call.get("arguments", call.get("args"))
-    if isinstance(arguments, Mapping):
-        arguments = _compact_json(arguments)
-    return total + _text(arguments, index, f"{field}.arguments", sink)
-
-
-def _text(value: object, index: int, field: str, sink: list[str] | None) -> int:
-    if value is None:
-        return 0
-    if not isinstance(value, str):
-        _bad_field(index, field, value)
-    if sink is not None and value:
-        sink.append(value)
-    return len(value)
-
-
-def _compact_json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def _bad_field(index: int, field: str, value: object) -> NoReturn:
-    raise InvalidTypeError(
-        "invalid_message_field", index=index, field=field, type_name=type(value).__name__
     )

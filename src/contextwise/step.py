@@ -7,12 +7,13 @@ returns everything the harness needs to make the call and to log it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contextwise._effects import Effects, run_async, run_sync
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
+from contextwise.decision.schema import DecisionProvider
 from contextwise.effort import Effort
 from contextwise.errors import RoutingConfigurationError
 from contextwise.messages import ChatMessage, message_text
@@ -24,11 +25,10 @@ from contextwise.policy import (
     ContextResult,
     Fragment,
     RemovedItem,
-    aprocess_context,
 )
-from contextwise.routing.decision import DecisionProvider
+from contextwise.policy.engine import context_effects
 from contextwise.routing.model import ModelSpec, RoutingContext
-from contextwise.routing.router import ModelRouter, RouteOutcome
+from contextwise.routing.router import ModelRouter, RouteOutcome, route_effects
 from contextwise.tokens import EstimateCounter, TokenCounter, as_token_counter
 
 
@@ -43,7 +43,7 @@ class PreparedStep:
     Examples:
         >>> from contextwise import (
         ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec, prepare_step_sync,
+        ...     ModelSpec, prepare_step,
         ... )
         >>> class Sure:
         ...     name = "sure"
@@ -65,7 +65,7 @@ class PreparedStep:
         ...     },
         ...     fallback="fast",
         ... )
-        >>> prepared = prepare_step_sync(
+        >>> prepared = prepare_step(
         ...     ContextPolicy(mode="reduce"),
         ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
         ...     router=ModelRouter(routing),
@@ -167,7 +167,7 @@ def model_budget(
     return ContextBudget(size, reserve, reasoning, safety)
 
 
-async def prepare_step(
+def prepare_step(
     policy: ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
@@ -182,7 +182,77 @@ async def prepare_step(
     reasoning: int = 0,
     compressors: Mapping[str, Compressor] | None = None,
     apps: Mapping[str, AppMutation] | None = None,
-    selector: DecisionProvider | None = None,
+    decision_provider: DecisionProvider | None = None,
+) -> PreparedStep:
+    """Prepare one harness step: compact the context, route the step, check the budget.
+
+    It behaves exactly like :func:`aprepare_step` and shares its implementation. Async
+    compressors, apps and providers are awaited on a private event loop in a worker thread when
+    an event loop is already running here, so this function also works inside Jupyter or an async
+    web handler.
+
+    Examples:
+        >>> from contextwise import (
+        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
+        ...     ModelSpec,
+        ... )
+        >>> class Router:
+        ...     name = "router"
+        ...
+        ...     def request(self, request):
+        ...         answer = {"choice": "deep", "confidence": 0.9}
+        ...         return {"model": request.model, "answers": {"model": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"fast": "Routine.", "deep": "Hard."}
+        ... )
+        >>> routing = ModelRouting(
+        ...     provider=Router(),
+        ...     model="router-mini",
+        ...     decision=Decision(questions={"model": question}),
+        ...     question="model",
+        ...     models={
+        ...         "fast": ModelSpec(name="small", window=8_000),
+        ...         "deep": ModelSpec(name="large", window=64_000),
+        ...     },
+        ...     fallback="fast",
+        ... )
+        >>> history = [{"role": "user", "content": "Fix the bug."}]
+        >>> prepared = prepare_step(
+        ...     ContextPolicy(mode="reduce"),
+        ...     [Fragment("history", messages=history)],
+        ...     router=ModelRouter(routing),
+        ...     step=1,
+        ...     output=1_000,
+        ... )
+        >>> prepared.model.name, prepared.plan.used, prepared.budget.context_budget()
+        ('large', 3, 61720)
+    """
+    return run_sync(
+        _core(
+            policy,
+            fragments,
+            _StepOptions(router, step, active, system, tools, counter, window, output, reasoning),
+            {"compressors": compressors, "apps": apps, "decision_provider": decision_provider},
+        )
+    )
+
+
+async def aprepare_step(
+    policy: ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    *,
+    router: ModelRouter,
+    step: int,
+    active: str | None = None,
+    system: str = "",
+    tools: Sequence[Mapping[str, Any]] = (),
+    counter: object | None = None,
+    window: int | None = None,
+    output: int = 0,
+    reasoning: int = 0,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    decision_provider: DecisionProvider | None = None,
 ) -> PreparedStep:
     """Prepare one harness step: compact the context, route the step, check the budget.
 
@@ -203,8 +273,8 @@ async def prepare_step(
     anything else that takes tokens in the prompt (instructions, tool specifications) belongs in a
     text fragment, or in the output, reasoning or safety reserves.
 
-    The example of :func:`prepare_step_sync` shows one step; the guide page "One harness step"
-    runs a full harness loop.
+    The example of :func:`prepare_step` shows one step; the guide page "One harness step" runs a
+    full harness loop.
 
     Args:
         policy: The context policy, or a mapping in the shape of a policy file.
@@ -223,7 +293,7 @@ async def prepare_step(
         reasoning: The reasoning reserve of every model.
         compressors: The compressors by name, as the policy's compress steps name them.
         apps: The app mutations by name, as the policy's app steps name them.
-        selector: The decision provider of a policy with a ``model`` selection.
+        decision_provider: The decision provider of a policy with a ``model`` selection.
 
     Returns:
         The compacted fragments, the policy's report, what was removed, the route outcome, the
@@ -265,7 +335,7 @@ async def prepare_step(
         ...     },
         ...     fallback="fast",
         ... )
-        >>> prepared = asyncio.run(prepare_step(
+        >>> prepared = asyncio.run(aprepare_step(
         ...     ContextPolicy(mode="reduce"),
         ...     [Fragment("history", messages=[{"role": "user", "content": "Fix the bug."}])],
         ...     router=ModelRouter(routing),
@@ -274,160 +344,82 @@ async def prepare_step(
         >>> prepared.model.name, prepared.route.reason
         ('small', 'confidence')
     """
-    routing = router.routing
-    label = routing.fallback if active is None else active
+    return await run_async(
+        _core(
+            policy,
+            fragments,
+            _StepOptions(router, step, active, system, tools, counter, window, output, reasoning),
+            {"compressors": compressors, "apps": apps, "decision_provider": decision_provider},
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _StepOptions:
+    """What one step needs besides the policy, the fragments and the policy's functions."""
+
+    router: ModelRouter
+    step: int
+    active: str | None
+    system: str
+    tools: Sequence[Mapping[str, Any]]
+    counter: object | None
+    window: int | None
+    output: int
+    reasoning: int
+
+    def budget(self, spec: ModelSpec) -> ContextBudget:
+        """A model's context budget with this step's defaults."""
+        return model_budget(spec, window=self.window, output=self.output, reasoning=self.reasoning)
+
+
+def _core(
+    policy: ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    options: _StepOptions,
+    functions: dict[str, Any],
+) -> Effects[PreparedStep]:
+    """The core of :func:`prepare_step` and :func:`aprepare_step`, for any driver."""
+    routing = options.router.routing
+    label = routing.fallback if options.active is None else options.active
     if label not in routing.models:
         raise RoutingConfigurationError(
             "unknown_active_model", field="active", model=str(label), known=list(routing.models)
         )
-    tokens = EstimateCounter() if counter is None else as_token_counter(counter)
+    tokens = EstimateCounter() if options.counter is None else as_token_counter(options.counter)
     active_spec = routing.models[label]
-    active_budget = model_budget(active_spec, window=window, output=output, reasoning=reasoning)
-    options: dict[str, Any] = {
-        "counter": tokens,
-        "compressors": compressors,
-        "apps": apps,
-        "selector": selector,
-    }
-    result = await aprocess_context(policy, fragments, budget=active_budget, **options)
-    context = RoutingContext(
-        step=step,
-        model=active_spec.name,
-        system=system,
-        messages=_messages(result.fragments),
-        tools=tools,
+    active_budget = options.budget(active_spec)
+    result: ContextResult = yield from context_effects(
+        policy, fragments, counter=tokens, budget=active_budget, **functions
     )
-    route = await router.route(context)
-    budget = model_budget(route.model, window=window, output=output, reasoning=reasoning)
+    context = RoutingContext(
+        step=options.step,
+        model=active_spec.name,
+        system=options.system,
+        messages=_messages(result.fragments),
+        tools=options.tools,
+    )
+    route = yield from route_effects(options.router, context)
+    budget = options.budget(route.model)
     segments = _segments(result.fragments, tokens)
     recompacted = False
     if (
         sum(segment.tokens for segment in segments) > budget.context_budget()
         and budget.context_budget() < active_budget.context_budget()
     ):
-        result = await aprocess_context(policy, fragments, budget=budget, **options)
+        result = yield from context_effects(
+            policy, fragments, counter=tokens, budget=budget, **functions
+        )
         segments = _segments(result.fragments, tokens)
         recompacted = True
-    plan = budget.plan(segments)
     return PreparedStep(
         fragments=result.fragments,
         report=result.report,
         removed=result.removed,
         route=route,
         budget=budget,
-        plan=plan,
+        plan=budget.plan(segments),
         recompacted=recompacted,
-    )
-
-
-def prepare_step_sync(
-    policy: ContextPolicy | Mapping[str, Any],
-    fragments: Sequence[Fragment | Mapping[str, Any]],
-    *,
-    router: ModelRouter,
-    step: int,
-    active: str | None = None,
-    system: str = "",
-    tools: Sequence[Mapping[str, Any]] = (),
-    counter: object | None = None,
-    window: int | None = None,
-    output: int = 0,
-    reasoning: int = 0,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    selector: DecisionProvider | None = None,
-) -> PreparedStep:
-    """Run :func:`prepare_step` to completion from synchronous code.
-
-    It starts an event loop with ``asyncio.run``, so it cannot be called from inside a running
-    loop; async code awaits :func:`prepare_step` instead.
-
-    Args:
-        policy: The context policy, or a mapping in the shape of a policy file.
-        fragments: The fragments of the context before compaction.
-        router: The model router; its ``on_event`` receives the routing events.
-        step: The number of the harness step.
-        active: The label of the model that ran the previous step; the routing's fallback when
-            omitted, for the first step.
-        system: The conversation model's instructions, shown to the decision model.
-        tools: The tool specifications offered to the conversation model, shown to the decision
-            model.
-        counter: The token counter (or a tokenizer or counting function); the estimate counter
-            when omitted.
-        window: The context window of models whose spec declares none.
-        output: The output reserve of models whose spec declares no ``max_output_tokens``.
-        reasoning: The reasoning reserve of every model.
-        compressors: The compressors by name, as the policy's compress steps name them.
-        apps: The app mutations by name, as the policy's app steps name them.
-        selector: The decision provider of a policy with a ``model`` selection.
-
-    Returns:
-        The compacted fragments, the policy's report, what was removed, the route outcome, the
-        chosen model's budget and the budget plan.
-
-    Raises:
-        RoutingConfigurationError: When ``active`` is not a candidate (code
-            ``unknown_active_model``), a model has no window (code ``missing_window``), or the
-            routing state is not lossless JSON.
-        ContextOverflowError: When the compacted context does not fit the chosen model.
-        PolicyConfigurationError: When the policy does not match the fragments or what is
-            supplied.
-        DecisionResponseError: When the decision provider's answer is malformed.
-        QuotaExceededError: When the decision provider's quota is exhausted.
-
-    Examples:
-        >>> from contextwise import (
-        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec,
-        ... )
-        >>> class Router:
-        ...     name = "router"
-        ...
-        ...     def request(self, request):
-        ...         answer = {"choice": "deep", "confidence": 0.9}
-        ...         return {"model": request.model, "answers": {"model": answer}}
-        >>> question = ChoiceQuestion(
-        ...     instructions="Pick.", criteria={"fast": "Routine.", "deep": "Hard."}
-        ... )
-        >>> routing = ModelRouting(
-        ...     provider=Router(),
-        ...     model="router-mini",
-        ...     decision=Decision(questions={"model": question}),
-        ...     question="model",
-        ...     models={
-        ...         "fast": ModelSpec(name="small", window=8_000),
-        ...         "deep": ModelSpec(name="large", window=64_000),
-        ...     },
-        ...     fallback="fast",
-        ... )
-        >>> history = [{"role": "user", "content": "Fix the bug."}]
-        >>> prepared = prepare_step_sync(
-        ...     ContextPolicy(mode="reduce"),
-        ...     [Fragment("history", messages=history)],
-        ...     router=ModelRouter(routing),
-        ...     step=1,
-        ...     output=1_000,
-        ... )
-        >>> prepared.model.name, prepared.plan.used, prepared.budget.context_budget()
-        ('large', 3, 61720)
-    """
-    return asyncio.run(
-        prepare_step(
-            policy,
-            fragments,
-            router=router,
-            step=step,
-            active=active,
-            system=system,
-            tools=tools,
-            counter=counter,
-            window=window,
-            output=output,
-            reasoning=reasoning,
-            compressors=compressors,
-            apps=apps,
-            selector=selector,
-        )
     )
 
 

@@ -29,7 +29,7 @@ def _check_text(text: object) -> str:
     return text
 
 
-def _check_count(result: object, counter_id: str) -> int:
+def check_count(result: object, counter_id: str) -> int:
     """Return a counter's result when it is a whole number of zero or more, else raise."""
     if type(result) is int and result >= 0:
         return result
@@ -311,7 +311,7 @@ class CallableCounter:
             >>> CallableCounter(len, id="characters").count("hello")
             5
         """
-        return _check_count(self._func(_check_text(text)), self._id)
+        return check_count(self._func(_check_text(text)), self._id)
 
     def __repr__(self) -> str:
         return f"CallableCounter({self._func!r}, id={self._id!r})"
@@ -386,4 +386,4 @@ def count_tokens(text: str, counter: object | None = None) -> int:
     if counter is None:
         return estimate_tokens(text)
     adapted = as_token_counter(counter)
-    return _check_count(adapted.count(text), str(getattr(adapted, "id", "?")))
+    return check_count(adapted.count(text), str(getattr(adapted, "id", "?")))

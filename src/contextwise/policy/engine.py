@@ -7,14 +7,13 @@ and the sync driver runs them to completion, so the logic exists once.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 import math
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
+from contextwise._effects import Effects, run_async, run_sync
+from contextwise.decision.schema import DecisionProvider
 from contextwise.errors import ContextOverflowError, InvalidTypeError, PolicyConfigurationError
 from contextwise.policy.fragments import ContextResult, Fragment, coerce_fragments
 from contextwise.policy.model import (
@@ -34,17 +33,8 @@ from contextwise.policy.selection import (
     run_model,
     run_sequence,
 )
-from contextwise.policy.steps import (
-    Effects,
-    FragState,
-    Invoke,
-    Measure,
-    Reply,
-    StepContext,
-    measure_fragment,
-)
+from contextwise.policy.steps import FragState, Measure, StepContext, measure_fragment
 from contextwise.policy.validation import validate_context_policy
-from contextwise.routing.decision import DecisionProvider
 from contextwise.tokens import TokenCounter, as_token_counter
 
 Compressor: TypeAlias = Callable[[Any], Any]
@@ -71,56 +61,17 @@ def process_context(
     budget: object | None = None,
     compressors: Mapping[str, Compressor] | None = None,
     apps: Mapping[str, AppMutation] | None = None,
-    selector: DecisionProvider | None = None,
-    compressor_timeout: float | None = None,
+    decision_provider: DecisionProvider | None = None,
+    step_timeout: float | None = None,
 ) -> ContextResult:
     """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
 
-    The fragments are measured once. In ``reduce`` mode, when a trigger is exceeded (characters,
-    tokens, or the ``budget``'s context budget), the policy's selection applies steps until the
-    targets are met. ``validate`` mode changes nothing and raises when ``reduce`` would have
-    acted. ``audit`` mode changes nothing and reports exactly what ``reduce`` would change,
-    calling the compressors and apps on copies to know it.
-
-    With a counter, a text is counted as a whole and a list of messages message by message, each
-    through :func:`~contextwise.messages.message_text`.
-
-    The input is never mutated: the result holds new fragments, which share the unchanged message
-    objects. A compressor or app that raises, times out, or returns something unusable leaves its
-    fragment untouched and is reported as a failed change. A sync compressor or app runs inline;
-    with a timeout it runs in a worker thread, and when the timeout expires its result is
-    discarded (the thread cannot be stopped and finishes in the background). An async one is
-    awaited, on a private event loop in a worker thread when this function is called while a loop
-    is running; use :func:`aprocess_context` from async code.
-
-    Args:
-        policy: The policy, or a mapping in the shape of a policy file.
-        fragments: The fragments, as :class:`Fragment` objects or mappings with ``id`` and
-            ``text`` or ``messages``; their ids are unique.
-        counter: A token counter, or a tokenizer or function that
-            :func:`~contextwise.tokens.as_token_counter` accepts; needed for token limits and
-            recorded in the report.
-        budget: A :class:`~contextwise.budget.ContextBudget` whose ``context_budget()`` caps the
-            token trigger and target; needs a counter.
-        compressors: The compressors by name, as the policy's compress steps name them.
-        apps: The app mutations by name, as the policy's app steps name them.
-        selector: The decision provider of a ``model`` selection.
-        compressor_timeout: The default maximum number of seconds that a compressor or app may
-            take, for steps without their own ``timeout``; no limit when omitted.
-
-    Returns:
-        The fragments in input order, the report, and what was removed from each fragment.
-
-    Raises:
-        PolicyConfigurationError: When the policy is invalid or does not match the fragments,
-            compressors, apps, counter or selector (see :func:`validate_context_policy`; also
-            ``selector_required``, ``invalid_selector``, ``invalid_compressor``,
-            ``invalid_app``, ``duplicate_fragment_id`` and ``invalid_compressor_timeout``).
-        ContextOverflowError: In ``validate`` mode, when a trigger or the token limit is
-            exceeded (codes ``policy_validation_overflow`` and
-            ``policy_validation_token_overflow``).
-        InvalidTypeError: When an argument or a message has the wrong type.
-        InvalidValueError: When a fragment is malformed, or the counter returns a bad count.
+    It behaves exactly like :func:`aprocess_context` and shares its implementation. A sync
+    compressor or app runs inline; with a timeout it runs in a worker thread, and when the
+    timeout expires its result is discarded (the thread cannot be stopped and finishes in the
+    background). An async one is awaited, on a private event loop in a worker thread when an
+    event loop is already running here, so this function also works inside Jupyter or an async
+    web handler.
 
     Examples:
         >>> from contextwise import ContextPolicy, Fragment, process_context
@@ -136,10 +87,18 @@ def process_context(
         >>> result.report.before_chars, result.report.after_chars, len(result.removed["history"])
         (89, 29, 6)
     """
-    core = _prepare(
-        policy, fragments, counter, budget, compressors, apps, selector, compressor_timeout
+    return run_sync(
+        context_effects(
+            policy,
+            fragments,
+            counter=counter,
+            budget=budget,
+            compressors=compressors,
+            apps=apps,
+            decision_provider=decision_provider,
+            step_timeout=step_timeout,
+        )
     )
-    return _drive_sync(core)
 
 
 async def aprocess_context(
@@ -150,33 +109,53 @@ async def aprocess_context(
     budget: object | None = None,
     compressors: Mapping[str, Compressor] | None = None,
     apps: Mapping[str, AppMutation] | None = None,
-    selector: DecisionProvider | None = None,
-    compressor_timeout: float | None = None,
+    decision_provider: DecisionProvider | None = None,
+    step_timeout: float | None = None,
 ) -> ContextResult:
-    """Fit fragments of a context to a policy, awaiting async compressors, apps and providers.
+    """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
 
-    It behaves exactly like :func:`process_context` and shares its implementation. Async
-    compressors and apps are awaited (and cancelled when their timeout expires); sync ones run
-    inline, or in a worker thread when they have a timeout. Cancelling the task cancels the call
-    in progress.
+    The fragments are measured once. In ``reduce`` mode, when a trigger is exceeded (characters,
+    tokens, or the ``budget``'s context budget), the policy's selection applies steps until the
+    targets are met. ``validate`` mode changes nothing and raises when ``reduce`` would have
+    acted. ``audit`` mode changes nothing and reports exactly what ``reduce`` would change,
+    calling the compressors and apps on copies to know it.
+
+    With a counter, a text is counted as a whole and a list of messages message by message, each
+    through :func:`~contextwise.messages.message_text`.
+
+    The input is never mutated: the result holds new fragments, which share the unchanged message
+    objects. A compressor or app that raises, times out, or returns something unusable leaves its
+    fragment untouched and is reported as a failed change. Async compressors and apps are
+    awaited (and cancelled when their timeout expires); sync ones run inline, or in a worker
+    thread when they have a timeout. Cancelling the task cancels the call in progress.
 
     Args:
         policy: The policy, or a mapping in the shape of a policy file.
-        fragments: The fragments, as :class:`Fragment` objects or mappings.
-        counter: A token counter, tokenizer or counting function.
-        budget: A :class:`~contextwise.budget.ContextBudget` that caps the token limits.
-        compressors: The compressors by name.
-        apps: The app mutations by name.
-        selector: The decision provider of a ``model`` selection.
-        compressor_timeout: The default maximum number of seconds that a compressor or app may
-            take.
+        fragments: The fragments, as :class:`Fragment` objects or mappings with ``id`` and
+            ``text`` or ``messages``; their ids are unique.
+        counter: A token counter, or a tokenizer or function that
+            :func:`~contextwise.tokens.as_token_counter` accepts; needed for token limits and
+            recorded in the report.
+        budget: A :class:`~contextwise.budget.ContextBudget` whose ``context_budget()`` caps the
+            token trigger and target; needs a counter.
+        compressors: The compressors by name, as the policy's compress steps name them.
+        apps: The app mutations by name, as the policy's app steps name them.
+        decision_provider: The decision provider of a ``model`` selection.
+        step_timeout: The default maximum number of seconds that a compressor or app may take,
+            for steps without their own ``timeout``; no limit when omitted.
 
     Returns:
         The fragments in input order, the report, and what was removed from each fragment.
 
     Raises:
-        PolicyConfigurationError: When the policy is invalid or does not match what is supplied.
-        ContextOverflowError: In ``validate`` mode, when a trigger or the token limit is exceeded.
+        PolicyConfigurationError: When the policy is invalid or does not match the fragments,
+            compressors, apps, counter or decision provider (see
+            :func:`validate_context_policy`; also ``decision_provider_required``,
+            ``invalid_decision_provider``, ``invalid_compressor``, ``invalid_app``,
+            ``duplicate_fragment_id`` and ``invalid_step_timeout``).
+        ContextOverflowError: In ``validate`` mode, when a trigger or the token limit is
+            exceeded (codes ``policy_validation_overflow`` and
+            ``policy_validation_token_overflow``).
         InvalidTypeError: When an argument or a message has the wrong type.
         InvalidValueError: When a fragment is malformed, or the counter returns a bad count.
 
@@ -194,60 +173,82 @@ async def aprocess_context(
         >>> result.fragment("doc").text
         'A long doc'
     """
-    core = _prepare(
-        policy, fragments, counter, budget, compressors, apps, selector, compressor_timeout
+    return await run_async(
+        context_effects(
+            policy,
+            fragments,
+            counter=counter,
+            budget=budget,
+            compressors=compressors,
+            apps=apps,
+            decision_provider=decision_provider,
+            step_timeout=step_timeout,
+        )
     )
-    return await _drive_async(core)
+
+
+def context_effects(
+    policy: object,
+    fragments: object,
+    *,
+    counter: object | None = None,
+    budget: object | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    decision_provider: DecisionProvider | None = None,
+    step_timeout: float | None = None,
+) -> Effects[ContextResult]:
+    """The core of :func:`process_context` and :func:`aprocess_context`, for any driver.
+
+    Every argument is checked before the first fragment is measured.
+    """
+    checked_policy = coerce_policy(policy)
+    items = coerce_fragments(fragments)
+    token_counter: TokenCounter | None = None if counter is None else as_token_counter(counter)
+    budget_limit = _budget_limit(budget, token_counter)
+    compressor_map = _functions(compressors, "invalid_compressor", "compressor")
+    app_map = _functions(apps, "invalid_app", "app")
+    if step_timeout is not None and (
+        isinstance(step_timeout, bool)
+        or not isinstance(step_timeout, int | float)
+        or not 0 < step_timeout < math.inf
+    ):
+        raise PolicyConfigurationError("invalid_step_timeout", value=repr(step_timeout))
+    validate_context_policy(
+        checked_policy, compressor_map, app_map, counter=token_counter, fragments=items
+    )
+    if isinstance(checked_policy.selection, ModelSelection):
+        if decision_provider is None:
+            raise PolicyConfigurationError("decision_provider_required")
+        if not isinstance(decision_provider, DecisionProvider):
+            raise PolicyConfigurationError(
+                "invalid_decision_provider", type_name=type(decision_provider).__name__
+            )
+    context = StepContext(
+        measure=Measure(token_counter),
+        compressors=compressor_map,
+        apps=app_map,
+        default_timeout=None if step_timeout is None else float(step_timeout),
+    )
+    result: ContextResult = yield from _core(
+        checked_policy, items, context, budget_limit, decision_provider
+    )
+    return result
 
 
 # --- preparation -----------------------------------------------------------------------------
 
 
-def _prepare(
-    policy: object,
-    fragments: object,
-    counter: object | None,
-    budget: object | None,
-    compressors: Mapping[str, Compressor] | None,
-    apps: Mapping[str, AppMutation] | None,
-    selector: DecisionProvider | None,
-    compressor_timeout: float | None,
-) -> Effects[ContextResult]:
-    """Check every argument eagerly, then return the core, ready to be driven."""
-    checked_policy = coerce_policy(policy)
-    items = coerce_fragments(fragments)
-    token_counter: TokenCounter | None = None if counter is None else as_token_counter(counter)
-    budget_limit: int | None = None
-    if budget is not None:
-        method = getattr(budget, "context_budget", None)
-        if not callable(method):
-            raise InvalidTypeError("invalid_budget", type_name=type(budget).__name__)
-        budget_limit = int(method())
-        if token_counter is None:
-            raise PolicyConfigurationError("counter_required", limits=["budget"], count=1)
-    compressor_map = _functions(compressors, "invalid_compressor", "compressor")
-    app_map = _functions(apps, "invalid_app", "app")
-    if compressor_timeout is not None and (
-        isinstance(compressor_timeout, bool)
-        or not isinstance(compressor_timeout, int | float)
-        or not 0 < compressor_timeout < math.inf
-    ):
-        raise PolicyConfigurationError("invalid_compressor_timeout", value=repr(compressor_timeout))
-    validate_context_policy(
-        checked_policy, compressor_map, app_map, counter=token_counter, fragments=items
-    )
-    if isinstance(checked_policy.selection, ModelSelection):
-        if selector is None:
-            raise PolicyConfigurationError("selector_required")
-        if not isinstance(selector, DecisionProvider):
-            raise PolicyConfigurationError("invalid_selector", type_name=type(selector).__name__)
-    context = StepContext(
-        measure=Measure(token_counter),
-        compressors=compressor_map,
-        apps=app_map,
-        default_timeout=None if compressor_timeout is None else float(compressor_timeout),
-    )
-    return _core(checked_policy, items, context, budget_limit, selector)
+def _budget_limit(budget: object | None, counter: TokenCounter | None) -> int | None:
+    if budget is None:
+        return None
+    method = getattr(budget, "context_budget", None)
+    if not callable(method):
+        raise InvalidTypeError("invalid_budget", type_name=type(budget).__name__)
+    limit = int(method())
+    if counter is None:
+        raise PolicyConfigurationError("counter_required", limits=["budget"], count=1)
+    return limit
 
 
 def _functions(
@@ -271,7 +272,7 @@ def _core(
     fragments: list[Fragment],
     context: StepContext,
     budget_limit: int | None,
-    selector: DecisionProvider | None,
+    decision_provider: DecisionProvider | None,
 ) -> Effects[ContextResult]:
     measure = context.measure
     states: dict[str, FragState] = {
@@ -286,38 +287,12 @@ def _core(
     )
     runner = Runner(states, limits, context)
     before_chars, before_tokens = runner.chars, runner.tokens
-    chars_over = limits.chars_over(before_chars)
-    tokens_over = limits.tokens_over(before_tokens)
-    if policy.mode == "validate" and chars_over:
-        assert limits.trigger_chars is not None
-        raise ContextOverflowError(
-            "policy_validation_overflow",
-            chars=before_chars,
-            limit=limits.trigger_chars,
-            limit_name=limits.trigger_chars_name,
-        )
-    if policy.mode == "validate" and tokens_over:
-        assert limits.trigger_tokens is not None
-        raise ContextOverflowError(
-            "policy_validation_token_overflow",
-            tokens=before_tokens,
-            limit=limits.trigger_tokens,
-            limit_name=limits.trigger_tokens_name,
-        )
-    acted = policy.mode != "validate" and (chars_over or tokens_over)
+    over = limits.chars_over(before_chars) or limits.tokens_over(before_tokens)
+    if policy.mode == "validate":
+        _check_validate(limits, before_chars, before_tokens)
+    acted = policy.mode != "validate" and over
     if acted:
-        selection = policy.selection
-        steps = list(policy.steps)
-        if isinstance(selection, SequenceSelection):
-            yield from run_sequence(runner, steps)
-        elif isinstance(selection, FixedSelection):
-            by_id = {step.id: step for step in steps}
-            yield from run_sequence(runner, [by_id[step_id] for step_id in selection.steps])
-        elif isinstance(selection, AutoSelection):
-            yield from run_auto(runner, steps)
-        else:
-            assert selector is not None
-            yield from run_model(runner, steps, selection, selector)
+        yield from _select(runner, policy, decision_provider)
     short_chars, short_tokens = (
         shortfalls(limits.target_chars, limits.target_tokens, runner.chars, runner.tokens)
         if acted
@@ -367,6 +342,44 @@ def _warn_shortfall(report: ContextProcessingReport, limits: Limits) -> None:
     )
 
 
+def _check_validate(limits: Limits, chars: int, tokens: int | None) -> None:
+    """In ``validate`` mode: raise when a trigger is exceeded, characters first."""
+    if limits.chars_over(chars):
+        assert limits.trigger_chars is not None
+        raise ContextOverflowError(
+            "policy_validation_overflow",
+            chars=chars,
+            limit=limits.trigger_chars,
+            limit_name=limits.trigger_chars_name,
+        )
+    if limits.tokens_over(tokens):
+        assert limits.trigger_tokens is not None
+        raise ContextOverflowError(
+            "policy_validation_token_overflow",
+            tokens=tokens,
+            limit=limits.trigger_tokens,
+            limit_name=limits.trigger_tokens_name,
+        )
+
+
+def _select(
+    runner: Runner, policy: ContextPolicy, decision_provider: DecisionProvider | None
+) -> Effects[None]:
+    """Apply the policy's selection of steps until the targets are met."""
+    selection = policy.selection
+    steps = list(policy.steps)
+    if isinstance(selection, SequenceSelection):
+        yield from run_sequence(runner, steps)
+    elif isinstance(selection, FixedSelection):
+        by_id = {step.id: step for step in steps}
+        yield from run_sequence(runner, [by_id[step_id] for step_id in selection.steps])
+    elif isinstance(selection, AutoSelection):
+        yield from run_auto(runner, steps)
+    else:
+        assert decision_provider is not None
+        yield from run_model(runner, steps, selection, decision_provider)
+
+
 def _token_report(
     measure: Measure, before: int | None, after: int | None, limits: Limits
 ) -> TokenReport | None:
@@ -378,103 +391,3 @@ def _token_report(
         after=after,
         input_limit=limits.target_tokens,
     )
-
-
-# --- drivers ---------------------------------------------------------------------------------
-
-
-def _drive_sync(core: Effects[ContextResult]) -> ContextResult:
-    try:
-        request = next(core)
-        while True:
-            request = core.send(_invoke_sync(request))
-    except StopIteration as stop:
-        result: ContextResult = stop.value
-        return result
-
-
-async def _drive_async(core: Effects[ContextResult]) -> ContextResult:
-    try:
-        request = next(core)
-        while True:
-            request = core.send(await _invoke_async(request))
-    except StopIteration as stop:
-        result: ContextResult = stop.value
-        return result
-
-
-def _invoke_sync(request: Invoke) -> Reply:
-    """Call application code from sync code, honouring the timeout with a worker thread."""
-    try:
-        if request.timeout is None:
-            value = request.func(*request.args, **request.kwargs)
-            if inspect.isawaitable(value):
-                value = _await_blocking(value)
-            return Reply(value=value)
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextwise-step")
-        try:
-            future = executor.submit(_call_to_completion, request)
-            try:
-                return Reply(value=future.result(timeout=request.timeout))
-            except TimeoutError:
-                if future.done():
-                    raise
-                future.cancel()
-                return Reply(timed_out=True)
-        finally:
-            executor.shutdown(wait=False)
-    except Exception as exc:  # noqa: BLE001 - the core decides what an error means
-        return Reply(error=exc)
-
-
-def _call_to_completion(request: Invoke) -> Any:
-    value = request.func(*request.args, **request.kwargs)
-    if inspect.isawaitable(value):
-        return asyncio.run(_resolve(value))
-    return value
-
-
-async def _resolve(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
-
-
-def _await_blocking(awaitable: Awaitable[Any]) -> Any:
-    """Run an awaitable to completion from sync code, even when an event loop is running here."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_resolve(awaitable))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextwise-loop") as executor:
-        return executor.submit(asyncio.run, _resolve(awaitable)).result()
-
-
-def _is_async_callable(func: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
-        getattr(func, "__call__", None)  # noqa: B004 - callable objects with an async __call__
-    )
-
-
-async def _invoke_async(request: Invoke) -> Reply:
-    """Call application code from async code: await async functions, thread sync ones on timeout."""
-    scope = None
-    try:
-        if request.timeout is None:
-            value = request.func(*request.args, **request.kwargs)
-            if inspect.isawaitable(value):
-                value = await value
-            return Reply(value=value)
-        scope = asyncio.timeout(request.timeout)
-        async with scope:
-            if _is_async_callable(request.func):
-                value = await request.func(*request.args, **request.kwargs)
-            else:
-                value = await asyncio.to_thread(request.func, *request.args, **request.kwargs)
-                if inspect.isawaitable(value):
-                    value = await value
-        return Reply(value=value)
-    except TimeoutError as exc:
-        if scope is not None and scope.expired():
-            return Reply(timed_out=True)
-        return Reply(error=exc)
-    except Exception as exc:  # noqa: BLE001 - the core decides what an error means
-        return Reply(error=exc)

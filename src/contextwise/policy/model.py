@@ -174,7 +174,7 @@ class CompressStep(PolicyModel):
     """The role of the summary message when the compressor returns a string."""
 
     timeout: _Seconds | None = None
-    """The maximum number of seconds the compressor may take; the ``compressor_timeout`` of the
+    """The maximum number of seconds the compressor may take; the ``step_timeout`` of the
     run when omitted."""
 
 
@@ -205,7 +205,7 @@ class AppStep(PolicyModel):
     """The name of the mutation, among those the application supplies."""
 
     timeout: _Seconds | None = None
-    """The maximum number of seconds the mutation may take; the ``compressor_timeout`` of the
+    """The maximum number of seconds the mutation may take; the ``step_timeout`` of the
     run when omitted."""
 
 
@@ -261,7 +261,7 @@ class AutoSelection(PolicyModel):
 class ModelSelection(PolicyModel):
     """Let a decision model choose the next step, falling back to ``sequence`` when unsure.
 
-    At each round, a :class:`~contextwise.routing.DecisionProvider` (the ``selector`` of
+    At each round, a :class:`~contextwise.decision.DecisionProvider` (the ``decision_provider`` of
     :func:`~contextwise.policy.process_context`) answers a choice question whose options are the
     ids of the steps not applied yet, through the same decision core as model routing. A
     confidence below ``min_confidence``, or a provider that is unavailable or times out, makes the

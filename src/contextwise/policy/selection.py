@@ -8,10 +8,13 @@ entry points.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contextwise._effects import Effects
+from contextwise.decision.core import ChoiceOutcome, choice_effects, is_provider_unavailable
+from contextwise.decision.schema import ChoiceQuestion, DecisionProvider
 from contextwise.policy.fragments import RemovedItem
 from contextwise.policy.model import (
     AppStep,
@@ -23,21 +26,12 @@ from contextwise.policy.model import (
 from contextwise.policy.report import ContextChange, ContextDecision
 from contextwise.policy.steps import (
     Candidate,
-    Effects,
     FragState,
-    Invoke,
     Remap,
     Splice,
     StepContext,
     apply_step,
     in_input_order,
-)
-from contextwise.routing.decision import (
-    ChoiceOutcome,
-    ChoiceQuestion,
-    DecisionProvider,
-    decide_choice,
-    is_provider_unavailable,
 )
 
 DEFAULT_INSTRUCTIONS = (
@@ -308,7 +302,7 @@ def run_model(
     runner: Runner,
     steps: Sequence[ContextStep],
     selection: ModelSelection,
-    selector: DecisionProvider,
+    decision_provider: DecisionProvider,
 ) -> Effects[None]:
     """Ask the decision provider for each next step; fall back to ``sequence`` when unsure."""
     remaining = list(steps)
@@ -318,44 +312,50 @@ def run_model(
             step = remaining[0]
             runner.decide("sequence", [step.id], "only one step remains, so no question was asked")
         else:
-            question = ChoiceQuestion(
-                instructions=selection.instructions or DEFAULT_INSTRUCTIONS,
-                criteria={item.id: describe_step(item) for item in remaining},
-            )
-            call: Callable[..., Any] = decide_choice
-            reply = yield Invoke(
-                call,
-                (selector,),
-                {
-                    "model": selection.model,
-                    "question": question,
-                    "state": decision_state(runner, remaining),
-                    "min_confidence": selection.min_confidence,
-                    "key": "step",
-                    "timeout": selection.timeout,
-                },
-            )
-            fallback: str | None = None
-            if reply.error is not None:
-                if not is_provider_unavailable(reply.error):
-                    raise reply.error
-                fallback = f"the decision provider is unavailable ({type(reply.error).__name__})"
-            else:
-                outcome: ChoiceOutcome = reply.value
-                if not outcome.accepted:
-                    fallback = (
-                        f"the confidence {outcome.confidence:g} in '{outcome.choice}' is below "
-                        f"min_confidence {selection.min_confidence:g}"
-                    )
+            outcome, fallback = yield from _ask(runner, remaining, selection, decision_provider)
             if fallback is not None:
                 ran = yield from run_sequence(runner, remaining)
                 runner.decide("sequence", ran, f"fallback from model selection: {fallback}")
                 return
+            assert outcome is not None
             step = by_id[outcome.choice]
-            reason = f"chosen by '{selector.name}' with confidence {outcome.confidence:g}"
+            reason = f"chosen by '{decision_provider.name}' with confidence {outcome.confidence:g}"
             if outcome.answer.rationale:
                 reason = f"{reason}: {outcome.answer.rationale}"
             runner.decide("model", [step.id], reason)
         candidate = yield from runner.evaluate(step)
         runner.commit(candidate)
         remaining.remove(step)
+
+
+def _ask(
+    runner: Runner,
+    remaining: Sequence[ContextStep],
+    selection: ModelSelection,
+    decision_provider: DecisionProvider,
+) -> Effects[tuple[ChoiceOutcome | None, str | None]]:
+    """Ask which step comes next: the accepted outcome, or why the selection falls back."""
+    question = ChoiceQuestion(
+        instructions=selection.instructions or DEFAULT_INSTRUCTIONS,
+        criteria={item.id: describe_step(item) for item in remaining},
+    )
+    try:
+        outcome: ChoiceOutcome = yield from choice_effects(
+            decision_provider,
+            selection.model,
+            question,
+            decision_state(runner, remaining),
+            selection.min_confidence,
+            key="step",
+            timeout=selection.timeout,
+        )
+    except Exception as error:
+        if not is_provider_unavailable(error):
+            raise
+        return None, f"the decision provider is unavailable ({type(error).__name__})"
+    if not outcome.accepted:
+        return None, (
+            f"the confidence {outcome.confidence:g} in '{outcome.choice}' is below "
+            f"min_confidence {selection.min_confidence:g}"
+        )
+    return outcome, None

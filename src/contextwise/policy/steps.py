@@ -10,21 +10,24 @@ sync and the async entry points share this one implementation.
 from __future__ import annotations
 
 import copy
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import accumulate
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeVar
 
+from contextwise._effects import Effects, Invoke, Reply
+from contextwise._layout import (
+    Profile,
+    older_groups,
+    pinned_between,
+    profile_messages,
+    reach,
+    removable_span,
+    splice,
+)
 from contextwise.errors import ContextwiseError, InvalidValueError, PolicyStepError
 from contextwise.messages import (
     ChatMessage,
-    _group_bounds,
-    _indices,
-    _pinned_indices,
-    _Profile,
-    _profile,
     find_orphan_results,
     message_chars,
     message_text,
@@ -34,32 +37,9 @@ from contextwise.messages import (
 from contextwise.policy.fragments import Fragment, RemovedItem
 from contextwise.policy.model import AppStep, CompressStep, ContextStep, StepKind, TrimStep
 from contextwise.policy.report import ChangeError, ContextChange
-from contextwise.tokens import TokenCounter, _check_count
+from contextwise.tokens import TokenCounter, check_count
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Invoke:
-    """A request to call application code: a function, its arguments and a timeout."""
-
-    func: Callable[..., Any]
-    args: tuple[Any, ...] = ()
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
-    timeout: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """The outcome of an :class:`Invoke`: a value, an error, or an expired timeout."""
-
-    value: Any = None
-    error: Exception | None = None
-    timed_out: bool = False
-
-
-Effects: TypeAlias = Generator[Invoke, Reply, T]
-"""A computation that may ask its driver to call application code."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +51,7 @@ class Measure:
     def text_tokens(self, text: str) -> int:
         """Count the tokens of a text with the counter, checking the result."""
         assert self.counter is not None
-        return _check_count(self.counter.count(text), str(getattr(self.counter, "id", "?")))
+        return check_count(self.counter.count(text), str(getattr(self.counter, "id", "?")))
 
     def message_tokens(self, messages: Sequence[ChatMessage]) -> list[int] | None:
         """Count the tokens of each message through its text, or ``None`` without a counter."""
@@ -87,7 +67,7 @@ class FragState:
     fragment: Fragment
     chars: int
     tokens: int | None
-    profile: _Profile | None
+    profile: Profile | None
     token_sizes: list[int] | None
     version: int
 
@@ -103,7 +83,7 @@ def measure_fragment(fragment: Fragment, measure: Measure, version: int) -> Frag
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = _profile(messages)
+    profile = profile_messages(messages)
     token_sizes = measure.message_tokens(messages)
     return FragState(
         fragment,
@@ -133,12 +113,7 @@ class Splice:
     def apply(self, origin: list[int]) -> list[int]:
         """The input positions of the messages after the change; a new message takes the position
         of the first message it replaces."""
-        return [
-            *origin[: self.start],
-            *[origin[self.start]] * self.added,
-            *(origin[index] for index in self.stay),
-            *origin[self.stop :],
-        ]
+        return splice(origin, self.start, self.stop, self.stay, [origin[self.start]] * self.added)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,8 +192,12 @@ def apply_step(step: ContextStep, state: FragState, context: StepContext) -> Eff
             return _trim_text(step, state, context.measure)
         return _trim_messages(step, state, context.measure)
     if isinstance(step, CompressStep):
-        return (yield from _compress(step, state, context))
-    return (yield from _app(step, state, context))
+        if state.fragment.text is not None:
+            return (yield from _compress_text(step, state, context))
+        return (yield from _compress_messages(step, state, context))
+    if state.fragment.text is not None:
+        return (yield from _app_text(step, state, context))
+    return (yield from _app_messages(step, state, context))
 
 
 def _new_version(state: FragState) -> int:
@@ -233,7 +212,7 @@ def _changed(
     chars: int,
     tokens: int | None,
     *,
-    profile: _Profile | None = None,
+    profile: Profile | None = None,
     token_sizes: list[int] | None = None,
     **counts: int,
 ) -> tuple[FragState, ContextChange]:
@@ -255,130 +234,9 @@ def _changed(
 # --- trim ------------------------------------------------------------------------------------
 
 
-def _older_groups(
-    messages: Sequence[ChatMessage], grouping: Any, keep_groups: int, profile: _Profile
-) -> tuple[list[int], list[int], list[int]]:
-    """Return the starts and the ends of the removable groups (oldest first), and pinned indices.
-
-    The removable groups are the unpinned groups but the newest ``keep_groups``.
-    """
-    starts, pinned_groups, pinned = _group_bounds(messages, grouping, profile)
-    ends = [*starts[1:], len(messages)]
-    if True in pinned_groups[1:]:
-        firsts = [start for start, flag in zip(starts, pinned_groups, strict=True) if not flag]
-        ends = [end for end, flag in zip(ends, pinned_groups, strict=True) if not flag]
-    else:
-        offset = 1 if pinned_groups and pinned_groups[0] else 0
-        firsts, ends = starts[offset:], ends[offset:]
-    removable = max(0, len(firsts) - keep_groups)
-    return firsts[:removable], ends[:removable], pinned
-
-
-def _pinned_between(pinned: list[int], start: int, stop: int) -> list[int]:
-    """The pinned indices from ``start`` to ``stop`` (excluded)."""
-    return pinned[bisect_left(pinned, start) : bisect_left(pinned, stop)]
-
-
-_CHUNK = 4096
-"""How many values :func:`_reach` adds up at C speed before it checks the running sum."""
-
-_Span: TypeAlias = tuple[int, int, Callable[[int], int], list[int]]
-
-
-def _removable_span(
-    messages: Sequence[ChatMessage], grouping: Any, keep_groups: int, profile: _Profile
-) -> _Span | None:
-    """Locate the removable groups: all unpinned groups but the newest ``keep_groups``.
-
-    Returns ``None`` when there is none, else the first index of the oldest removable group, the
-    end of the newest one, a function from an index in that span to the end of its group, and the
-    pinned indices in the span (which stay). A plain conversation grouped by user turn is read
-    from its roles without listing every group.
-    """
-    if profile.plain and grouping == "user-turn":
-        return _plain_turn_span(profile.roles, keep_groups, profile.pinned_roles)
-    firsts, ends, pinned = _older_groups(messages, grouping, keep_groups, profile)
-    if not ends:
-        return None
-
-    def group_end(index: int) -> int:
-        return ends[bisect_right(ends, index)]
-
-    first, end = firsts[0], ends[-1]
-    return first, end, group_end, _pinned_between(pinned, first, end)
-
-
-def _plain_turn_span(
-    roles: list[object], keep_groups: int, pinned_roles: tuple[str, ...]
-) -> _Span | None:
-    """:func:`_removable_span` for messages without tool calls: each user message starts a group."""
-    try:
-        first = roles.index("user")
-    except ValueError:
-        return None
-    if keep_groups:
-        end = _nth_last(roles, "user", keep_groups, first + 1)
-        if end is None:
-            return None
-    else:
-        end = len(roles)
-
-    def group_end(index: int) -> int:
-        try:
-            return roles.index("user", index + 1, end)
-        except ValueError:
-            return end
-
-    return first, end, group_end, _pinned_indices(roles, first, end, pinned_roles)
-
-
-def _nth_last(values: list[object], wanted: object, count: int, start: int) -> int | None:
-    """The index of the ``count``-th last ``wanted`` in ``values[start:]``, or ``None``.
-
-    The search goes backwards in slices that double in size, so it reads little more than the
-    values it passes.
-    """
-    stop = len(values)
-    size = 64
-    while stop > start:
-        low = max(start, stop - size)
-        part = values[low:stop]
-        hits = part.count(wanted)
-        if hits >= count:
-            return low + _indices(part, wanted)[hits - count]
-        count -= hits
-        stop = low
-        size *= 2
-    return None
-
-
-def _reach(values: list[int], start: int, stop: int, excess: int, stay: list[int]) -> int | None:
-    """The first index from ``start`` at which the values add up to ``excess``, or ``None``.
-
-    The values at the ``stay`` indices (pinned messages, which are not removed) count zero. The
-    sum runs over slices at C speed and stops at the slice that reaches ``excess``.
-    """
-    offset = 0
-    if stay:
-        values = values[start:stop]
-        for index in stay:
-            values[index - start] = 0
-        offset, start, stop = start, 0, stop - start
-    running = 0
-    while start < stop:
-        chunk = values[start : min(start + _CHUNK, stop)]
-        total = sum(chunk)
-        if running + total >= excess:
-            sums = list(accumulate(chunk, initial=running))
-            return offset + start + bisect_left(sums, excess, 1) - 1
-        running += total
-        start += _CHUNK
-    return None
-
-
 def _remove_region(
     state: FragState, start: int, stop: int, stay: list[int]
-) -> tuple[tuple[ChatMessage, ...], tuple[ChatMessage, ...], _Profile, list[int] | None]:
+) -> tuple[tuple[ChatMessage, ...], tuple[ChatMessage, ...], Profile, list[int] | None]:
     """Remove the messages from ``start`` to ``stop``, except the pinned ones in ``stay``.
 
     Returns the new messages, the removed ones, the new profile and the new token sizes.
@@ -396,19 +254,17 @@ def _remove_region(
             new_tokens,
         )
     kept = set(stay)
-    gone = [index for index in range(start, stop) if index not in kept]
-    keep = [*range(start), *stay, *range(stop, len(messages))]
-    new_profile = _Profile(
-        [profile.sizes[index] for index in keep],
-        [profile.roles[index] for index in keep],
+    new_profile = Profile(
+        splice(profile.sizes, start, stop, stay),
+        splice(profile.roles, start, stop, stay),
         profile.plain,
         profile.pinned_roles,
     )
     return (
-        tuple(messages[index] for index in keep),
-        tuple(messages[index] for index in gone),
+        tuple(splice(messages, start, stop, stay)),
+        tuple(messages[index] for index in range(start, stop) if index not in kept),
         new_profile,
-        None if token_sizes is None else [token_sizes[index] for index in keep],
+        None if token_sizes is None else splice(token_sizes, start, stop, stay),
     )
 
 
@@ -424,7 +280,7 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     untargeted = target_chars is None and target_tokens is None
     if not untargeted and excess_chars <= 0 and excess_tokens <= 0:
         return Candidate(step, None, None)
-    span = _removable_span(messages, step.grouping.kind, step.keep_groups, profile)
+    span = removable_span(messages, step.grouping.kind, step.keep_groups, profile)
     if span is None:
         return Candidate(step, None, None)
     first, end, group_end, stay_all = span
@@ -434,7 +290,7 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
         stop = group_end(first)
         for values, excess in ((profile.sizes, excess_chars), (state.token_sizes, excess_tokens)):
             if excess > 0 and values is not None:
-                position = _reach(values, first, end, excess, stay_all)
+                position = reach(values, first, end, excess, stay_all)
                 stop = max(stop, end if position is None else group_end(position))
     stay = [index for index in stay_all if index < stop]
     new_messages, removed, new_profile, new_token_sizes = _remove_region(state, first, stop, stay)
@@ -523,6 +379,11 @@ def _failed(step: ContextStep, state: FragState, error: ContextwiseError) -> Can
     return Candidate(step, None, change)
 
 
+def _step_failed(step: ContextStep, state: FragState, code: str, **params: Any) -> Candidate:
+    """The candidate of a step that failed with the :class:`PolicyStepError` ``code``."""
+    return _failed(step, state, PolicyStepError(code, **params))
+
+
 def _reply_error(
     reply: Reply, prefix: str, params: dict[str, Any], timeout: float | None
 ) -> PolicyStepError | None:
@@ -540,142 +401,127 @@ def _reply_error(
     return None
 
 
-# --- compress --------------------------------------------------------------------------------
-
-
-def _compress(step: CompressStep, state: FragState, context: StepContext) -> Effects[Candidate]:
-    func = context.compressors[step.compressor]
+def _call_step(
+    step: CompressStep | AppStep, state: FragState, context: StepContext, argument: Any
+) -> Effects[Reply | Candidate]:
+    """Call a step's compressor or app; a failed call gives the failed candidate instead."""
+    if isinstance(step, CompressStep):
+        func = context.compressors[step.compressor]
+        prefix, params = "compressor", _params(step)
+    else:
+        func = context.apps[step.app]
+        prefix, params = "app", _params(step)
     timeout = step.timeout if step.timeout is not None else context.default_timeout
-    params = {"compressor": step.compressor, "step_id": step.id}
-    measure = context.measure
-    if state.fragment.text is not None:
-        text = state.fragment.text
-        if not text:
-            return Candidate(step, None, None)
-        reply = yield Invoke(func, (text,), timeout=timeout)
-        failure = _reply_error(reply, "compressor", params, timeout)
-        if failure is not None:
-            return _failed(step, state, failure)
-        summary_text = reply.value
-        if not isinstance(summary_text, str):
-            return _failed(
-                step,
-                state,
-                PolicyStepError(
-                    "compressor_invalid_result", type_name=type(summary_text).__name__, **params
-                ),
-            )
-        if len(summary_text) >= len(text):
-            return _failed(
-                step,
-                state,
-                PolicyStepError(
-                    "compressor_not_smaller",
-                    result_chars=len(summary_text),
-                    replaced_chars=len(text),
-                    **params,
-                ),
-            )
-        summary_tokens = None if measure.counter is None else measure.text_tokens(summary_text)
-        new_state, change = _changed(
-            step,
-            "compress",
-            state,
-            Fragment(state.fragment.id, text=summary_text),
-            len(summary_text),
-            summary_tokens,
-            removed_chars=len(text),
-            added_chars=len(summary_text),
-        )
-        return Candidate(step, new_state, change, (text,))
-
-    messages = state.fragment.messages or ()
-    profile = state.profile
-    assert profile is not None
-    sizes = profile.sizes
-    firsts, ends, pinned = _older_groups(messages, step.grouping.kind, step.keep_groups, profile)
-    if not ends:
-        return Candidate(step, None, None)
-    start, stop = firsts[0], ends[-1]
-    stay = _pinned_between(pinned, start, stop)
-    kept = set(stay)
-    gone = [index for index in range(start, stop) if index not in kept]
-    replaced = [messages[index] for index in gone]
-    replaced_chars = sum(sizes[index] for index in gone)
-    reply = yield Invoke(func, (copy.deepcopy(replaced),), timeout=timeout)
-    failure = _reply_error(reply, "compressor", params, timeout)
+    reply = yield Invoke(func, (argument,), timeout=timeout)
+    failure = _reply_error(reply, prefix, params, timeout)
     if failure is not None:
         return _failed(step, state, failure)
-    result = reply.value
-    if isinstance(result, str):
-        summary: ChatMessage = {"role": step.summary_role, "content": result}
-    elif isinstance(result, Mapping):
-        summary = dict(result)
-    else:
-        return _failed(
-            step,
-            state,
-            PolicyStepError("compressor_invalid_result", type_name=type(result).__name__, **params),
-        )
+    return reply
+
+
+def _params(step: CompressStep | AppStep) -> dict[str, Any]:
+    """The parameters that name a step in its errors."""
+    if isinstance(step, CompressStep):
+        return {"compressor": step.compressor, "step_id": step.id}
+    return {"app": step.app, "step_id": step.id}
+
+
+def _measure_new(
+    step: CompressStep | AppStep, state: FragState, measure: Callable[[], T]
+) -> T | Candidate:
+    """Measure what a compressor or an app returned; an unreadable message fails the step.
+
+    A counter that returns a bad count is a configuration error, not a failed step: it raises.
+    """
     try:
-        summary_chars = message_chars(summary)
-        summary_tokens = (
-            None if measure.counter is None else measure.text_tokens(message_text(summary))
-        )
+        return measure()
     except ContextwiseError as exc:
         if isinstance(exc, InvalidValueError) and exc.code == "invalid_counter_result":
             raise
-        return _failed(
-            step, state, PolicyStepError("compressor_invalid_message", detail=str(exc), **params)
+        kind = "compressor" if isinstance(step, CompressStep) else "app"
+        return _step_failed(
+            step, state, f"{kind}_invalid_message", detail=str(exc), **_params(step)
         )
-    if tool_call_ids(summary) or tool_result_ids(summary):
-        return _failed(step, state, PolicyStepError("compressor_summary_has_tools", **params))
-    if summary_chars >= replaced_chars:
-        return _failed(
+
+
+# --- compress --------------------------------------------------------------------------------
+
+
+def _compress_text(
+    step: CompressStep, state: FragState, context: StepContext
+) -> Effects[Candidate]:
+    text = state.fragment.text or ""
+    if not text:
+        return Candidate(step, None, None)
+    reply = yield from _call_step(step, state, context, text)
+    if isinstance(reply, Candidate):
+        return reply
+    summary = reply.value
+    params = _params(step)
+    if not isinstance(summary, str):
+        return _step_failed(
+            step, state, "compressor_invalid_result", type_name=type(summary).__name__, **params
+        )
+    if len(summary) >= len(text):
+        return _step_failed(
             step,
             state,
-            PolicyStepError(
-                "compressor_not_smaller",
-                result_chars=summary_chars,
-                replaced_chars=replaced_chars,
-                **params,
-            ),
+            "compressor_not_smaller",
+            result_chars=len(summary),
+            replaced_chars=len(text),
+            **params,
         )
-    token_sizes = state.token_sizes
-    new_messages = (
-        *messages[:start],
-        summary,
-        *(messages[index] for index in stay),
-        *messages[stop:],
-    )
-    new_profile = _Profile(
-        [*sizes[:start], summary_chars, *(sizes[index] for index in stay), *sizes[stop:]],
-        [
-            *profile.roles[:start],
-            summary.get("role"),
-            *(profile.roles[index] for index in stay),
-            *profile.roles[stop:],
-        ],
-        profile.plain and _profile([summary]).plain,
-    )
-    new_token_sizes: list[int] | None = None
-    tokens: int | None = None
-    if token_sizes is not None and summary_tokens is not None:
-        new_token_sizes = [
-            *token_sizes[:start],
-            summary_tokens,
-            *(token_sizes[index] for index in stay),
-            *token_sizes[stop:],
-        ]
-        tokens = sum(new_token_sizes)
-    chars = state.chars - replaced_chars + summary_chars
+    measure = context.measure
     new_state, change = _changed(
         step,
         "compress",
         state,
-        Fragment(state.fragment.id, messages=new_messages),
-        chars,
-        tokens,
+        Fragment(state.fragment.id, text=summary),
+        len(summary),
+        None if measure.counter is None else measure.text_tokens(summary),
+        removed_chars=len(text),
+        added_chars=len(summary),
+    )
+    return Candidate(step, new_state, change, (text,))
+
+
+def _compress_messages(
+    step: CompressStep, state: FragState, context: StepContext
+) -> Effects[Candidate]:
+    messages = state.fragment.messages or ()
+    profile = state.profile
+    assert profile is not None
+    firsts, ends, pinned = older_groups(messages, step.grouping.kind, step.keep_groups, profile)
+    if not ends:
+        return Candidate(step, None, None)
+    start, stop = firsts[0], ends[-1]
+    stay = pinned_between(pinned, start, stop)
+    kept = set(stay)
+    gone = [index for index in range(start, stop) if index not in kept]
+    replaced = [messages[index] for index in gone]
+    replaced_chars = sum(profile.sizes[index] for index in gone)
+    reply = yield from _call_step(step, state, context, copy.deepcopy(replaced))
+    if isinstance(reply, Candidate):
+        return reply
+    checked = _checked_summary(step, state, reply.value, replaced_chars, context.measure)
+    if isinstance(checked, Candidate):
+        return checked
+    summary, summary_chars, summary_tokens = checked
+    new_profile = Profile(
+        splice(profile.sizes, start, stop, stay, [summary_chars]),
+        splice(profile.roles, start, stop, stay, [summary.get("role")]),
+        profile.plain and profile_messages([summary]).plain,
+    )
+    new_token_sizes: list[int] | None = None
+    if state.token_sizes is not None and summary_tokens is not None:
+        new_token_sizes = splice(state.token_sizes, start, stop, stay, [summary_tokens])
+    new_state, change = _changed(
+        step,
+        "compress",
+        state,
+        Fragment(state.fragment.id, messages=tuple(splice(messages, start, stop, stay, [summary]))),
+        state.chars - replaced_chars + summary_chars,
+        None if new_token_sizes is None else sum(new_token_sizes),
         profile=new_profile,
         token_sizes=new_token_sizes,
         removed_messages=len(replaced),
@@ -686,98 +532,146 @@ def _compress(step: CompressStep, state: FragState, context: StepContext) -> Eff
     return Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
 
 
+def _checked_summary(
+    step: CompressStep, state: FragState, result: object, replaced_chars: int, measure: Measure
+) -> tuple[ChatMessage, int, int | None] | Candidate:
+    """The summary a compressor returned, with its characters and tokens, or the failed step."""
+    params = _params(step)
+    summary = _summary_message(step, result)
+    if summary is None:
+        return _step_failed(
+            step, state, "compressor_invalid_result", type_name=type(result).__name__, **params
+        )
+    measured = _measure_new(
+        step,
+        state,
+        lambda: (
+            message_chars(summary),
+            None if measure.counter is None else measure.text_tokens(message_text(summary)),
+        ),
+    )
+    if isinstance(measured, Candidate):
+        return measured
+    summary_chars, summary_tokens = measured
+    if tool_call_ids(summary) or tool_result_ids(summary):
+        return _step_failed(step, state, "compressor_summary_has_tools", **params)
+    if summary_chars >= replaced_chars:
+        return _step_failed(
+            step,
+            state,
+            "compressor_not_smaller",
+            result_chars=summary_chars,
+            replaced_chars=replaced_chars,
+            **params,
+        )
+    return summary, summary_chars, summary_tokens
+
+
+def _summary_message(step: CompressStep, result: object) -> ChatMessage | None:
+    """The summary message a compressor returned (a string becomes a message), or ``None``."""
+    if isinstance(result, str):
+        return {"role": step.summary_role, "content": result}
+    if isinstance(result, Mapping):
+        return dict(result)
+    return None
+
+
 # --- app -------------------------------------------------------------------------------------
 
 
-def _app(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
-    func = context.apps[step.app]
-    timeout = step.timeout if step.timeout is not None else context.default_timeout
+def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
     fragment = state.fragment
-    params = {"app": step.app, "step_id": step.id}
-    if fragment.text is not None:
-        given = Fragment(fragment.id, text=fragment.text)
-    else:
-        given = Fragment(fragment.id, messages=copy.deepcopy(list(fragment.messages or ())))
-    reply = yield Invoke(func, (given,), timeout=timeout)
-    failure = _reply_error(reply, "app", params, timeout)
-    if failure is not None:
-        return _failed(step, state, failure)
+    old_text = fragment.text or ""
+    reply = yield from _call_step(step, state, context, Fragment(fragment.id, text=old_text))
+    if isinstance(reply, Candidate):
+        return reply
     result = reply.value
-    new_text: str | None = None
-    new_messages: Sequence[ChatMessage] | None = None
-    if isinstance(result, Fragment) and result.id == fragment.id and result.field == fragment.field:
-        new_text, new_messages = result.text, result.messages
-    elif fragment.text is not None and isinstance(result, str):
+    if isinstance(result, Fragment) and result.id == fragment.id and result.field == "text":
+        new_text = result.text
+    elif isinstance(result, str):
         new_text = result
-    elif fragment.messages is not None and isinstance(result, list | tuple):
-        new_messages = tuple(result)
     else:
-        return _failed(
-            step,
-            state,
-            PolicyStepError(
-                "app_invalid_result",
-                type_name=type(result).__name__,
-                fragment_id=fragment.id,
-                field=fragment.field,
-                **params,
-            ),
-        )
-    measure = context.measure
-    if new_text is not None:
-        old_text = fragment.text or ""
-        if new_text == old_text:
-            return Candidate(step, None, None)
-        tokens = None if measure.counter is None else measure.text_tokens(new_text)
-        prefix, suffix = _common_ends(old_text, new_text)
-        span = old_text[prefix : len(old_text) - suffix]
-        new_state, change = _changed(
-            step,
-            "app",
-            state,
-            Fragment(fragment.id, text=new_text),
-            len(new_text),
-            tokens,
-            removed_chars=len(span),
-            added_chars=len(new_text) - prefix - suffix,
-        )
-        return Candidate(step, new_state, change, (old_text,) if span else ())
-    old_messages = fragment.messages or ()
-    assert new_messages is not None
-    if tuple(new_messages) == tuple(old_messages):
+        return _app_invalid_result(step, state, result)
+    assert new_text is not None
+    if new_text == old_text:
         return Candidate(step, None, None)
-    try:
-        new_profile = _profile(tuple(new_messages))
-        new_token_sizes = measure.message_tokens(new_messages)
-    except ContextwiseError as exc:
-        if isinstance(exc, InvalidValueError) and exc.code == "invalid_counter_result":
-            raise
-        return _failed(
-            step, state, PolicyStepError("app_invalid_message", detail=str(exc), **params)
-        )
-    if _breaks_pairing(old_messages, new_messages):
-        return _failed(step, state, PolicyStepError("app_broke_tool_pairing", **params))
-    removed_indices, source = _match(old_messages, new_messages)
-    removed = tuple(old_messages[index] for index in removed_indices)
-    sizes = state.sizes
-    removed_chars = sum(sizes[index] for index in removed_indices)
-    chars = sum(new_profile.sizes)
-    kept = len(old_messages) - len(removed)
+    measure = context.measure
+    tokens = None if measure.counter is None else measure.text_tokens(new_text)
+    prefix, suffix = _common_ends(old_text, new_text)
+    span = old_text[prefix : len(old_text) - suffix]
     new_state, change = _changed(
         step,
         "app",
         state,
-        Fragment(fragment.id, messages=tuple(new_messages)),
+        Fragment(fragment.id, text=new_text),
+        len(new_text),
+        tokens,
+        removed_chars=len(span),
+        added_chars=len(new_text) - prefix - suffix,
+    )
+    return Candidate(step, new_state, change, (old_text,) if span else ())
+
+
+def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
+    fragment = state.fragment
+    old_messages = fragment.messages or ()
+    given = Fragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
+    reply = yield from _call_step(step, state, context, given)
+    if isinstance(reply, Candidate):
+        return reply
+    result = reply.value
+    if isinstance(result, Fragment) and result.id == fragment.id and result.field == "messages":
+        new_messages = tuple(result.messages or ())
+    elif isinstance(result, list | tuple):
+        new_messages = tuple(result)
+    else:
+        return _app_invalid_result(step, state, result)
+    if new_messages == tuple(old_messages):
+        return Candidate(step, None, None)
+    measure = context.measure
+    measured = _measure_new(
+        step,
+        state,
+        lambda: (profile_messages(new_messages), measure.message_tokens(new_messages)),
+    )
+    if isinstance(measured, Candidate):
+        return measured
+    new_profile, new_token_sizes = measured
+    if _breaks_pairing(old_messages, new_messages):
+        return _step_failed(step, state, "app_broke_tool_pairing", **_params(step))
+    chars = sum(new_profile.sizes)
+    tokens = None if new_token_sizes is None else sum(new_token_sizes)
+    removed_indices, source = _match(old_messages, new_messages)
+    removed = tuple(old_messages[index] for index in removed_indices)
+    removed_chars = sum(state.sizes[index] for index in removed_indices)
+    new_state, change = _changed(
+        step,
+        "app",
+        state,
+        Fragment(fragment.id, messages=new_messages),
         chars,
-        None if new_token_sizes is None else sum(new_token_sizes),
+        tokens,
         profile=new_profile,
         token_sizes=new_token_sizes,
         removed_messages=len(removed),
         removed_chars=removed_chars,
-        added_messages=len(new_messages) - kept,
+        added_messages=len(new_messages) - (len(old_messages) - len(removed)),
         added_chars=chars - (state.chars - removed_chars),
     )
     return Candidate(step, new_state, change, removed, Remap(source, removed_indices))
+
+
+def _app_invalid_result(step: AppStep, state: FragState, result: object) -> Candidate:
+    fragment = state.fragment
+    return _step_failed(
+        step,
+        state,
+        "app_invalid_result",
+        type_name=type(result).__name__,
+        fragment_id=fragment.id,
+        field=fragment.field,
+        **_params(step),
+    )
 
 
 def _common_ends(before: str, after: str) -> tuple[int, int]:

@@ -10,15 +10,10 @@ from typing import Any, Literal, NoReturn, TypeAlias
 from pydantic import ConfigDict, Field, field_validator
 
 from contextwise._validation import CodedModel
+from contextwise.decision.core import check_min_confidence, check_timeout
+from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import InvalidTypeError, InvalidValueError, RoutingConfigurationError
-from contextwise.routing.decision import (
-    ChoiceQuestion,
-    Decision,
-    DecisionProvider,
-    check_min_confidence,
-    check_timeout,
-)
 
 OnError: TypeAlias = Literal["fallback", "fail"]
 """What the router does when the provider times out or is unavailable."""

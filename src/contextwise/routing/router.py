@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -12,14 +11,11 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict
 
+from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise.decision.core import ChoiceOutcome, choice_effects, is_provider_unavailable
+from contextwise.decision.schema import DecisionUsage
 from contextwise.effort import Effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
-from contextwise.routing.decision import (
-    ChoiceOutcome,
-    DecisionUsage,
-    decide_choice,
-    is_provider_unavailable,
-)
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
 
 LOGGER_NAME = "contextwise.routing"
@@ -324,7 +320,7 @@ class ModelRouter:
 
     For each step the router builds the decision state (the default state, or the ``state``
     function of the declaration), checks that it is lossless JSON, asks the routing question
-    through :func:`~contextwise.routing.decide_choice` and returns a :class:`RouteOutcome`:
+    through :func:`~contextwise.decision.decide_choice` and returns a :class:`RouteOutcome`:
 
     - a confidence at or above ``min_confidence`` selects the provider's choice (reason
       ``selected``); a confidence strictly below it selects the fallback (reason ``confidence``);
@@ -376,7 +372,7 @@ class ModelRouter:
         ...     models={"fast": "small-model", "deep": "big-model"},
         ...     fallback="fast",
         ... )
-        >>> outcome = ModelRouter(routing).route_sync(RoutingContext(step=1, model="small-model"))
+        >>> outcome = ModelRouter(routing).route(RoutingContext(step=1, model="small-model"))
         >>> outcome.choice, outcome.model.name, outcome.reason
         ('deep', 'big-model', 'selected')
     """
@@ -401,7 +397,40 @@ class ModelRouter:
         self.routing = routing
         self.on_event = on_event
 
-    async def route(self, context: RoutingContext) -> RouteOutcome:
+    def route(self, context: RoutingContext) -> RouteOutcome:
+        """Choose the model for one harness step, from synchronous code.
+
+        It behaves exactly like :meth:`aroute` and shares its implementation. An async provider
+        or state function is awaited on a private event loop in a worker thread when an event
+        loop is already running here, so this method also works inside Jupyter or an async web
+        handler.
+
+        Examples:
+            >>> from contextwise import ChoiceQuestion, Decision, ModelRouting
+            >>> class Unsure:
+            ...     name = "unsure"
+            ...
+            ...     def request(self, request):
+            ...         answer = {"choice": "deep", "confidence": 0.4}
+            ...         return {"model": request.model, "answers": {"model": answer}}
+            >>> question = ChoiceQuestion(
+            ...     instructions="Pick.", criteria={"fast": "Routine.", "deep": "Hard."}
+            ... )
+            >>> routing = ModelRouting(
+            ...     provider=Unsure(),
+            ...     model="router-mini",
+            ...     decision=Decision(questions={"model": question}),
+            ...     question="model",
+            ...     models={"fast": "small-model", "deep": "big-model"},
+            ...     fallback="fast",
+            ... )
+            >>> outcome = ModelRouter(routing).route(RoutingContext(step=4, model="big-model"))
+            >>> outcome.model.name, outcome.reason, outcome.proposed
+            ('small-model', 'confidence', 'deep')
+        """
+        return run_sync(self._core(context))
+
+    async def aroute(self, context: RoutingContext) -> RouteOutcome:
         """Choose the model for one harness step.
 
         Args:
@@ -418,44 +447,52 @@ class ModelRouter:
             DecisionTimeoutError: When the provider times out and ``on_error`` is ``"fail"``.
             ProviderUnavailableError: When the provider is unavailable and ``on_error`` is
                 ``"fail"``.
+
+        Examples:
+            >>> import asyncio
+            >>> from contextwise import ChoiceQuestion, Decision, ModelRouting
+            >>> class Down:
+            ...     name = "down"
+            ...
+            ...     async def request(self, request):
+            ...         raise ProviderUnavailableError("503 from upstream")
+            >>> from contextwise import ProviderUnavailableError
+            >>> question = ChoiceQuestion(
+            ...     instructions="Pick.", criteria={"fast": "Routine.", "deep": "Hard."}
+            ... )
+            >>> routing = ModelRouting(
+            ...     provider=Down(),
+            ...     model="router-mini",
+            ...     decision=Decision(questions={"model": question}),
+            ...     question="model",
+            ...     models={"fast": "small-model", "deep": "big-model"},
+            ...     fallback="fast",
+            ... )
+            >>> router = ModelRouter(routing)
+            >>> outcome = asyncio.run(router.aroute(RoutingContext(step=1, model="small-model")))
+            >>> outcome.model.name, outcome.reason
+            ('small-model', 'unavailable')
         """
+        return await run_async(self._core(context))
+
+    def _core(self, context: RoutingContext) -> Effects[RouteOutcome]:
         routing = self.routing
         emit = self.on_event
-        provider_name = routing.provider.name
         step = context.step
         start = perf_counter()
         if emit is not None:
-            emit(DecisionStartedEvent(step, provider_name, routing.model, routing.question))
+            emit(DecisionStartedEvent(step, routing.provider.name, routing.model, routing.question))
         try:
-            outcome = await self._decide(context)
-        except BaseException as error:
-            elapsed_ms = (perf_counter() - start) * 1000.0
-            fallback = (
-                isinstance(error, Exception)
-                and routing.on_error == "fallback"
-                and is_provider_unavailable(error)
-            )
-            if emit is not None:
-                emit(
-                    DecisionFailedEvent(
-                        step,
-                        provider_name,
-                        routing.model,
-                        routing.question,
-                        error,
-                        fallback,
-                        elapsed_ms,
-                    )
-                )
-            if not fallback:
-                self._log_failure(step, error, elapsed_ms)
-                raise
-            return self._finish(step, routing.fallback, "unavailable", None, start, error=error)
+            outcome = yield from self._decide(context)
+        except GeneratorExit:
+            raise
+        except BaseException as error:  # noqa: BLE001 - reported, then re-raised or replaced
+            return self._failed(step, error, start)
         if emit is not None:
             emit(
                 DecisionFinishedEvent(
                     step,
-                    provider_name,
+                    routing.provider.name,
                     routing.model,
                     routing.question,
                     outcome.choice,
@@ -467,46 +504,48 @@ class ModelRouter:
         choice = outcome.choice if outcome.reason == "selected" else routing.fallback
         return self._finish(step, choice, outcome.reason, outcome, start)
 
-    def route_sync(self, context: RoutingContext) -> RouteOutcome:
-        """Choose the model for one harness step from synchronous code.
+    def _failed(self, step: int, error: BaseException, start: float) -> RouteOutcome:
+        """Report a failed decision; return the fallback's outcome or re-raise the error."""
+        routing = self.routing
+        elapsed_ms = (perf_counter() - start) * 1000.0
+        fallback = (
+            isinstance(error, Exception)
+            and routing.on_error == "fallback"
+            and is_provider_unavailable(error)
+        )
+        if self.on_event is not None:
+            self.on_event(
+                DecisionFailedEvent(
+                    step,
+                    routing.provider.name,
+                    routing.model,
+                    routing.question,
+                    error,
+                    fallback,
+                    elapsed_ms,
+                )
+            )
+        if not fallback:
+            self._log_failure(step, error, elapsed_ms)
+            raise error
+        return self._finish(step, routing.fallback, "unavailable", None, start, error=error)
 
-        It runs :meth:`route` with ``asyncio.run``, so it cannot be called from inside a running
-        event loop; async code awaits :meth:`route` instead.
-
-        Args:
-            context: The step number, the active model, the instructions, the messages after
-                compaction and the tool specifications.
-
-        Returns:
-            The chosen candidate, the reason, the confidence, the usage and the effort to send.
-
-        Raises:
-            RoutingConfigurationError: When the state is not lossless JSON (nothing is sent).
-            DecisionResponseError: When the provider's answer is malformed or missing.
-            QuotaExceededError: When the provider's quota is exhausted, whatever ``on_error``.
-            DecisionTimeoutError: When the provider times out and ``on_error`` is ``"fail"``.
-            ProviderUnavailableError: When the provider is unavailable and ``on_error`` is
-                ``"fail"``.
-        """
-        return asyncio.run(self.route(context))
-
-    async def _decide(self, context: RoutingContext) -> ChoiceOutcome:
+    def _decide(self, context: RoutingContext) -> Effects[ChoiceOutcome]:
         routing = self.routing
         if routing.state is None:
             state: Any = default_state(context)
         else:
-            state = routing.state(context)
-            if inspect.isawaitable(state):
-                state = await state
-        return await decide_choice(
+            state = yield from call(routing.state, context)
+        outcome: ChoiceOutcome = yield from choice_effects(
             routing.provider,
-            model=routing.model,
-            question=routing.routing_question,
-            state=state,
-            min_confidence=routing.min_confidence,
+            routing.model,
+            routing.routing_question,
+            state,
+            routing.min_confidence,
             key=routing.question,
             timeout=routing.timeout,
         )
+        return outcome
 
     def _finish(
         self,
@@ -591,3 +630,11 @@ class ModelRouter:
             "error_type": None if error is None else type(error).__name__,
             "error_code": error.code if isinstance(error, ContextwiseError) else None,
         }
+
+
+def route_effects(router: ModelRouter, context: RoutingContext) -> Effects[RouteOutcome]:
+    """The core of :meth:`ModelRouter.route` and :meth:`ModelRouter.aroute`, for any driver.
+
+    ``prepare_step`` runs it inside its own core, so one step has one driver from end to end.
+    """
+    return router._core(context)

@@ -10,19 +10,19 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from contextwise.decision.core import coerce_response
+from contextwise.decision.schema import (
+    ChoiceQuestion,
+    DecisionRequest,
+    DecisionResponse,
+    Question,
+)
 from contextwise.errors import (
     DecisionResponseError,
     DecisionTimeoutError,
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
-)
-from contextwise.routing.decision import (
-    ChoiceQuestion,
-    DecisionRequest,
-    DecisionResponse,
-    Question,
-    coerce_response,
 )
 
 if TYPE_CHECKING:

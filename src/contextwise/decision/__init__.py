@@ -1,0 +1,67 @@
+"""Decisions: questions for a separate decision model, its answers, and the one decision core.
+
+A :class:`Decision` declares named questions. A :class:`ChoiceQuestion` offers 2 to 255 labelled
+options; a :class:`DecisionProvider` answers it with a :class:`ChoiceAnswer` that names one option
+and a confidence. Model routing (:class:`~contextwise.routing.ModelRouter`) and the ``model``
+selection mode of a context policy both ask their questions through :func:`decide_choice` (or
+:func:`adecide_choice`), so a provider behaves the same way everywhere: the same validation, the
+same errors, the same timeout and cancellation rules.
+
+The implementation lives in private-by-convention modules; this package re-exports its public API.
+"""
+
+from contextwise.decision.core import (
+    CAUSE_CHAIN_DEPTH,
+    STATE_MAX_DEPTH,
+    ChoiceOutcome,
+    adecide_choice,
+    check_json_state,
+    decide_choice,
+    is_provider_unavailable,
+)
+from contextwise.decision.openai import OpenAIDecisionProvider
+from contextwise.decision.schema import (
+    MAX_CHOICES,
+    MIN_CHOICES,
+    PROBABILITY_TOLERANCE,
+    Answer,
+    ChoiceAnswer,
+    ChoiceQuestion,
+    ChoiceReason,
+    Decision,
+    DecisionProvider,
+    DecisionRequest,
+    DecisionResponse,
+    DecisionResult,
+    DecisionUsage,
+    Question,
+    TextAnswer,
+    TextQuestion,
+)
+
+__all__ = [
+    "CAUSE_CHAIN_DEPTH",
+    "MAX_CHOICES",
+    "MIN_CHOICES",
+    "PROBABILITY_TOLERANCE",
+    "STATE_MAX_DEPTH",
+    "Answer",
+    "ChoiceAnswer",
+    "ChoiceOutcome",
+    "ChoiceQuestion",
+    "ChoiceReason",
+    "Decision",
+    "DecisionProvider",
+    "DecisionRequest",
+    "DecisionResponse",
+    "DecisionResult",
+    "DecisionUsage",
+    "OpenAIDecisionProvider",
+    "Question",
+    "TextAnswer",
+    "TextQuestion",
+    "adecide_choice",
+    "check_json_state",
+    "decide_choice",
+    "is_provider_unavailable",
+]

@@ -1,0 +1,494 @@
+"""The decision core: ask one choice question, validate the answer, check the state.
+
+Model routing (:class:`~contextwise.routing.ModelRouter`) and the ``model`` selection mode of a
+context policy both ask their questions through :func:`decide_choice` (or its async twin
+:func:`adecide_choice`), so a provider behaves the same way everywhere: the same validation, the
+same errors, the same timeout and cancellation rules.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any, TypeAlias
+
+from pydantic import ValidationError
+
+from contextwise._effects import Effects, Invoke, run_async, run_sync
+from contextwise.decision.schema import (
+    ChoiceAnswer,
+    ChoiceQuestion,
+    ChoiceReason,
+    DecisionProvider,
+    DecisionRequest,
+    DecisionResponse,
+    DecisionUsage,
+    check_answer_values,
+)
+from contextwise.errors import (
+    DecisionResponseError,
+    DecisionTimeoutError,
+    ProviderUnavailableError,
+    QuotaExceededError,
+    RoutingConfigurationError,
+)
+
+CAUSE_CHAIN_DEPTH = 8
+"""How many levels down the ``__cause__`` chain :func:`is_provider_unavailable` looks."""
+
+STATE_MAX_DEPTH = 200
+"""The deepest nesting of lists and dicts that a decision state may have."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceOutcome:
+    """The validated result of one choice question asked through :func:`decide_choice`.
+
+    The caller applies its own fallback when ``reason`` is ``confidence``: the router selects its
+    fallback model, a context policy falls back to its ``sequence`` selection.
+
+    Examples:
+        >>> class Sure:
+        ...     name = "sure"
+        ...
+        ...     def request(self, request: DecisionRequest) -> dict[str, object]:
+        ...         answer = {"choice": "b", "confidence": 0.9}
+        ...         return {"model": request.model, "answers": {"choice": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"a": "First.", "b": "Second."}
+        ... )
+        >>> outcome = decide_choice(
+        ...     Sure(), model="mini", question=question, state={}, min_confidence=0.85
+        ... )
+        >>> outcome.choice, outcome.reason, outcome.accepted
+        ('b', 'selected', True)
+    """
+
+    choice: str
+    """The label the provider chose, one of the question's labels."""
+
+    confidence: float
+    """The provider's confidence in its choice, from 0 to 1."""
+
+    reason: ChoiceReason
+    """``selected`` when the confidence reaches ``min_confidence``, otherwise ``confidence``."""
+
+    answer: ChoiceAnswer
+    """The full validated answer, probabilities and rationale included."""
+
+    usage: DecisionUsage | None
+    """The tokens the decision model spent, when the provider reports them."""
+
+    duration_ms: float
+    """The time the provider took to answer, in milliseconds."""
+
+    response_model: str
+    """The name of the decision model that answered, as the provider reports it."""
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the confidence reached the threshold (``reason == "selected"``)."""
+        return self.reason == "selected"
+
+
+def decide_choice(
+    provider: DecisionProvider,
+    *,
+    model: str,
+    question: ChoiceQuestion,
+    state: Any,
+    min_confidence: float,
+    key: str = "choice",
+    timeout: float | None = None,
+) -> ChoiceOutcome:
+    """Ask a provider one choice question and validate its answer, from synchronous code.
+
+    It behaves exactly like :func:`adecide_choice` and shares its implementation. An async
+    provider is awaited on a private event loop in a worker thread when an event loop is already
+    running here, so this function also works inside Jupyter or an async web handler.
+
+    Examples:
+        >>> class Unsure:
+        ...     name = "unsure"
+        ...
+        ...     def request(self, request: DecisionRequest) -> dict[str, object]:
+        ...         answer = {"choice": "a", "confidence": 0.5}
+        ...         return {"model": request.model, "answers": {"choice": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"a": "First.", "b": "Second."}
+        ... )
+        >>> outcome = decide_choice(
+        ...     Unsure(), model="mini", question=question, state={}, min_confidence=0.85
+        ... )
+        >>> outcome.choice, outcome.reason
+        ('a', 'confidence')
+    """
+    return run_sync(choice_effects(provider, model, question, state, min_confidence, key, timeout))
+
+
+async def adecide_choice(
+    provider: DecisionProvider,
+    *,
+    model: str,
+    question: ChoiceQuestion,
+    state: Any,
+    min_confidence: float,
+    key: str = "choice",
+    timeout: float | None = None,
+) -> ChoiceOutcome:
+    """Ask a provider one choice question and validate its answer.
+
+    This is the one decision core shared by model routing and the ``model`` selection of context
+    policies. In order, it checks that ``state`` is lossless JSON (before anything is sent), sends
+    a :class:`DecisionRequest` holding only ``question`` under ``key``, waits at most ``timeout``
+    seconds, and validates the answer: it must exist, be a choice among the question's labels,
+    have a confidence from 0 to 1 and, when given, probabilities over the labels that sum to 1 and
+    peak at the choice. A confidence strictly below ``min_confidence`` gives the reason
+    ``confidence``; otherwise ``selected``.
+
+    The function never chooses a fallback and never swallows an error: the caller decides what a
+    low confidence or a provider error means (see :func:`is_provider_unavailable`). If the task
+    awaiting it is cancelled, the provider's request is cancelled too and ``CancelledError``
+    propagates. A sync provider runs inline and cannot be interrupted by ``timeout``. The sync
+    twin :func:`decide_choice` behaves the same way.
+
+    Args:
+        provider: The decision provider to ask.
+        model: The name of the decision model the provider should use.
+        question: The choice question; its labels are the only accepted answers.
+        state: The JSON state the decision is made from.
+        min_confidence: The threshold from 0 to 1 that the confidence must reach to be selected.
+        key: The key the question is sent under, and the answer is read from.
+        timeout: The maximum number of seconds to wait for an async provider; ``None`` waits as
+            long as it takes.
+
+    Returns:
+        The validated choice, its confidence, the reason, the usage and the duration.
+
+    Raises:
+        RoutingConfigurationError: When the state is not lossless JSON, or ``min_confidence`` or
+            ``timeout`` is invalid; nothing is sent then.
+        DecisionTimeoutError: When ``timeout`` expires, or the provider raises it.
+        DecisionResponseError: When the answer is malformed or missing.
+        ProviderUnavailableError: When the provider raises it.
+        QuotaExceededError: When the provider raises it.
+
+    Examples:
+        >>> import asyncio
+        >>> class Confident:
+        ...     name = "confident"
+        ...
+        ...     async def request(self, request: DecisionRequest) -> dict[str, object]:
+        ...         answer = {"choice": "b", "confidence": 0.9}
+        ...         return {"model": request.model, "answers": {"choice": answer}}
+        >>> question = ChoiceQuestion(
+        ...     instructions="Pick.", criteria={"a": "First.", "b": "Second."}
+        ... )
+        >>> outcome = asyncio.run(
+        ...     adecide_choice(
+        ...         Confident(), model="mini", question=question, state={}, min_confidence=0.85
+        ...     )
+        ... )
+        >>> outcome.choice, outcome.reason
+        ('b', 'selected')
+    """
+    return await run_async(
+        choice_effects(provider, model, question, state, min_confidence, key, timeout)
+    )
+
+
+def choice_effects(
+    provider: DecisionProvider,
+    model: str,
+    question: ChoiceQuestion,
+    state: Any,
+    min_confidence: float,
+    key: str = "choice",
+    timeout: float | None = None,
+) -> Effects[ChoiceOutcome]:
+    """The core of :func:`decide_choice` and :func:`adecide_choice`, for any driver."""
+    check_min_confidence(min_confidence)
+    check_timeout(timeout)
+    check_json_state(state)
+    request = DecisionRequest.model_construct(model=model, questions={key: question}, state=state)
+    start = perf_counter()
+    reply = yield Invoke(provider.request, (request,), timeout=timeout, inline=True)
+    duration_ms = (perf_counter() - start) * 1000.0
+    if reply.timed_out:
+        assert timeout is not None
+        raise DecisionTimeoutError(timeout=timeout)
+    if reply.error is not None:
+        raise reply.error
+    response = coerce_response(reply.value, provider)
+    answer = response.answers.get(key)
+    if answer is None:
+        raise DecisionResponseError("missing_answer", provider=provider.name, question=key)
+    if not isinstance(answer, ChoiceAnswer):
+        raise DecisionResponseError("not_a_choice_answer", question=key)
+    check_choice_answer(answer, question, key=key)
+    confidence = answer.confidence
+    reason: ChoiceReason = "confidence" if confidence < min_confidence else "selected"
+    return ChoiceOutcome(
+        choice=answer.choice,
+        confidence=confidence,
+        reason=reason,
+        answer=answer,
+        usage=response.usage,
+        duration_ms=duration_ms,
+        response_model=response.model,
+    )
+
+
+def coerce_response(raw: object, provider: DecisionProvider) -> DecisionResponse:
+    """Turn what a provider returned into a :class:`DecisionResponse`.
+
+    Args:
+        raw: A :class:`DecisionResponse` or the equivalent mapping.
+        provider: The provider that returned it, named in errors.
+
+    Returns:
+        The validated response.
+
+    Raises:
+        DecisionResponseError: When ``raw`` is neither, or does not validate.
+    """
+    if isinstance(raw, DecisionResponse):
+        return raw
+    if not isinstance(raw, Mapping):
+        raise DecisionResponseError(
+            "invalid_response", provider=provider.name, type_name=type(raw).__name__
+        )
+    try:
+        return DecisionResponse.model_validate(dict(raw))
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            inner = (error.get("ctx") or {}).get("error")
+            if isinstance(inner, DecisionResponseError):
+                raise inner from exc
+        detail = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        )
+        raise DecisionResponseError(
+            "malformed_response", provider=provider.name, detail=detail
+        ) from exc
+
+
+def check_choice_answer(answer: ChoiceAnswer, question: ChoiceQuestion, *, key: str) -> None:
+    """Check an answer against its question: a known choice and known probability labels.
+
+    The value rules of :func:`check_answer_values` are checked again, so an answer built with
+    ``model_construct`` cannot slip through.
+
+    Args:
+        answer: The answer to check.
+        question: The question it answers.
+        key: The question's key, named in errors.
+
+    Raises:
+        DecisionResponseError: When the choice or a probability label is not one of the question's
+            labels, or a value rule is broken.
+    """
+    criteria = question.criteria
+    if answer.choice not in criteria:
+        raise DecisionResponseError(
+            "unknown_choice", question=key, choice=answer.choice, allowed=list(criteria)
+        )
+    if answer.probabilities is not None:
+        for label in answer.probabilities:
+            if label not in criteria:
+                raise DecisionResponseError(
+                    "unknown_probability_label", label=label, allowed=list(criteria)
+                )
+    check_answer_values(answer)
+
+
+def is_provider_unavailable(error: BaseException) -> bool:
+    """Tell whether an error means the decision provider is unavailable, so a fallback may answer.
+
+    The rule: look at the error and up to :data:`CAUSE_CHAIN_DEPTH` (8) levels down its
+    ``__cause__`` chain, and only that chain (``__context__`` is ignored, since an error raised
+    while handling another is not caused by it). If any of these errors is a
+    :class:`~contextwise.errors.QuotaExceededError`, the answer is ``False``, wherever it sits: a
+    spent quota is never treated as an outage. Otherwise the answer is ``True`` when one of them is
+    a :class:`~contextwise.errors.DecisionTimeoutError` or a
+    :class:`~contextwise.errors.ProviderUnavailableError`.
+
+    Args:
+        error: The error a provider raised.
+
+    Returns:
+        Whether the error, or one of its first 8 causes, reports a timeout or an outage, with no
+        quota error among them.
+
+    Examples:
+        >>> from contextwise import ProviderUnavailableError, QuotaExceededError
+        >>> try:
+        ...     raise RuntimeError("request failed") from ProviderUnavailableError("503")
+        ... except RuntimeError as exc:
+        ...     is_provider_unavailable(exc)
+        True
+        >>> is_provider_unavailable(QuotaExceededError("429"))
+        False
+    """
+    found = False
+    current: BaseException | None = error
+    for _ in range(CAUSE_CHAIN_DEPTH + 1):
+        if current is None:
+            break
+        if isinstance(current, QuotaExceededError):
+            return False
+        if isinstance(current, DecisionTimeoutError | ProviderUnavailableError):
+            found = True
+        current = current.__cause__
+    return found
+
+
+def check_min_confidence(value: object, *, field: str = "min_confidence") -> float:
+    """Check a confidence threshold: a finite number from 0 to 1, not a boolean.
+
+    Args:
+        value: The threshold to check.
+        field: The field named in the error.
+
+    Returns:
+        The threshold as a float.
+
+    Raises:
+        RoutingConfigurationError: When the value is not a number from 0 to 1.
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0.0 <= float(value) <= 1.0
+    ):
+        raise RoutingConfigurationError("invalid_min_confidence", field=field, value=repr(value))
+    return float(value)
+
+
+def check_timeout(value: object, *, field: str = "timeout") -> float | None:
+    """Check a timeout: ``None``, or a finite number of seconds greater than 0.
+
+    Args:
+        value: The timeout to check.
+        field: The field named in the error.
+
+    Returns:
+        The timeout as a float, or ``None``.
+
+    Raises:
+        RoutingConfigurationError: When the value is not ``None`` or a positive finite number.
+    """
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0.0 < float(value) < math.inf
+    ):
+        raise RoutingConfigurationError("invalid_timeout", field=field, value=repr(value))
+    return float(value)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_Path: TypeAlias = tuple[Any, ...] | None
+
+
+def check_json_state(state: object, *, field: str = "state") -> None:
+    """Check that a decision state is lossless JSON, before anything is sent.
+
+    Lossless means that a JSON reader in any language gets back exactly the same value. Allowed:
+    ``None``, booleans, strings, integers, finite floats other than ``-0.0``, lists, and dicts with
+    string keys, nested at most :data:`STATE_MAX_DEPTH` levels. Rejected: NaN and the infinities,
+    ``-0.0`` (read back as ``0``), containers that contain themselves, non-string keys, and every
+    other type. Tuples and sets are rejected too: JSON reads an array back as a list, so use lists.
+    Subclasses of ``str`` and ``int`` (such as enum members) are accepted, since they equal their
+    JSON value.
+
+    Args:
+        state: The state to check.
+        field: The name of the state in errors.
+
+    Raises:
+        RoutingConfigurationError: When the state is not lossless JSON; the ``path`` parameter
+            locates the faulty value, such as ``$.messages[2].content``.
+
+    Examples:
+        >>> check_json_state({"step": 3, "messages": [{"role": "user", "content": "hi"}]})
+        >>> from contextwise import RoutingConfigurationError
+        >>> try:
+        ...     check_json_state({"scores": [0.5, float("nan")]})
+        ... except RoutingConfigurationError as err:
+        ...     print(err.code, err.params["path"])
+        state_non_finite $.scores[1]
+    """
+    _check_json(state, None, set(), 0, field)
+
+
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _check_json(value: object, path: _Path, active: set[int], depth: int, field: str) -> None:
+    # The hot path: the exact scalar types are accepted without a call, and a path is only
+    # built when a container is entered or an error is reported.
+    if type(value) in _PLAIN_SCALARS or isinstance(value, (str, int)):
+        return
+    if isinstance(value, float):
+        _check_float(value, path, field)
+        return
+    if not isinstance(value, (dict, list)):
+        raise RoutingConfigurationError(
+            "state_not_json", field=field, path=_format_path(path), type_name=type(value).__name__
+        )
+    if depth >= STATE_MAX_DEPTH:
+        raise RoutingConfigurationError(
+            "state_too_deep", field=field, path=_format_path(path), limit=STATE_MAX_DEPTH
+        )
+    ident = id(value)
+    if ident in active:
+        raise RoutingConfigurationError("state_cycle", field=field, path=_format_path(path))
+    active.add(ident)
+    scalars = _PLAIN_SCALARS
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if type(key) is not str and not isinstance(key, str):
+                raise RoutingConfigurationError(
+                    "state_non_string_key",
+                    field=field,
+                    path=_format_path(path),
+                    value=repr(key),
+                    type_name=type(key).__name__,
+                )
+            if type(item) not in scalars:
+                _check_json(item, (path, key), active, depth + 1, field)
+    else:
+        for index, item in enumerate(value):
+            if type(item) not in scalars:
+                _check_json(item, (path, index), active, depth + 1, field)
+    active.discard(ident)
+
+
+def _check_float(value: float, path: _Path, field: str) -> None:
+    if not math.isfinite(value):
+        raise RoutingConfigurationError(
+            "state_non_finite", field=field, path=_format_path(path), value=repr(value)
+        )
+    if value == 0.0 and math.copysign(1.0, value) < 0.0:
+        raise RoutingConfigurationError("state_negative_zero", field=field, path=_format_path(path))
+
+
+def _format_path(path: _Path) -> str:
+    parts: list[str] = []
+    while path is not None:
+        path, key = path
+        if isinstance(key, int):
+            parts.append(f"[{key}]")
+        elif _IDENTIFIER.match(key):
+            parts.append(f".{key}")
+        else:
+            escaped = key.replace("\\", "\\\\").replace('"', '\\"')
+            parts.append(f'["{escaped}"]')
+    return "$" + "".join(reversed(parts))

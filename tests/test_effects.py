@@ -1,0 +1,209 @@
+"""The one sync/async mechanism: every sync face works inside a running event loop.
+
+A harness that runs in Jupyter, or inside an async web handler, calls the sync faces while an event
+loop is running on its thread. Each test below calls a sync face from inside ``asyncio.run(...)``
+with async application code (a provider, a compressor), which needs an event loop of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from contextwise import (
+    ChoiceQuestion,
+    ContextPolicy,
+    Decision,
+    DecisionRequest,
+    Fragment,
+    ModelRouter,
+    ModelRouting,
+    ModelSpec,
+    PreparedStep,
+    QuotaExceededError,
+    RoutingContext,
+    aprepare_step,
+    decide_choice,
+    prepare_step,
+    process_context,
+    use_locale,
+)
+
+QUESTION = ChoiceQuestion(
+    instructions="Pick the model.", criteria={"fast": "Routine.", "deep": "Hard."}
+)
+
+HISTORY = [
+    {"role": "system", "content": "Be brief."},
+    *[
+        message
+        for turn in range(6)
+        for message in (
+            {"role": "user", "content": f"Question number {turn}?"},
+            {"role": "assistant", "content": f"Answer number {turn}."},
+        )
+    ],
+]
+
+POLICY = ContextPolicy(
+    mode="reduce",
+    trigger_chars=120,
+    steps=[{"id": "sum", "kind": "compress", "fragment_id": "history", "compressor": "short"}],
+)
+
+
+class AsyncProvider:
+    """An async provider that needs the event loop it runs on (it sleeps on it)."""
+
+    name = "async"
+
+    def __init__(self, choice: str = "deep", key: str = "model") -> None:
+        self.choice = choice
+        self.key = key
+        self.loops: list[asyncio.AbstractEventLoop] = []
+
+    async def request(self, request: DecisionRequest) -> dict[str, Any]:
+        self.loops.append(asyncio.get_running_loop())
+        await asyncio.sleep(0)
+        answer = {"choice": self.choice, "confidence": 0.95}
+        return {"model": request.model, "answers": {self.key: answer}}
+
+
+async def short(messages: list[dict[str, Any]]) -> str:
+    await asyncio.sleep(0)
+    return f"{len(messages)} older messages, summarized."
+
+
+def routing(provider: Any) -> ModelRouting:
+    return ModelRouting(
+        provider=provider,
+        model="router-mini",
+        decision=Decision(questions={"model": QUESTION}),
+        question="model",
+        models={
+            "fast": ModelSpec(name="small", window=8_000),
+            "deep": ModelSpec(name="large", window=64_000),
+        },
+        fallback="fast",
+    )
+
+
+def inside_a_running_loop(face: Callable[[], Any]) -> Any:
+    """Call a sync face from a coroutine, as a Jupyter cell or an async web handler does."""
+
+    async def handler() -> Any:
+        loop = asyncio.get_running_loop()
+        result = face()
+        # The caller's loop was neither re-entered nor closed.
+        assert asyncio.get_running_loop() is loop and not loop.is_closed()
+        return result
+
+    return asyncio.run(handler())
+
+
+def test_process_context_works_inside_a_running_loop() -> None:
+    result = inside_a_running_loop(
+        lambda: process_context(
+            POLICY, [Fragment("history", messages=HISTORY)], compressors={"short": short}
+        )
+    )
+    messages = result.fragment("history").messages
+    assert messages[1]["content"] == "10 older messages, summarized."
+    assert result.report.changes[0].status == "applied"
+
+
+def test_decide_choice_works_inside_a_running_loop() -> None:
+    provider = AsyncProvider(choice="fast", key="choice")
+    outcome = inside_a_running_loop(
+        lambda: decide_choice(
+            provider, model="mini", question=QUESTION, state={"step": 1}, min_confidence=0.5
+        )
+    )
+    assert (outcome.choice, outcome.reason) == ("fast", "selected")
+    assert provider.loops, "the provider was awaited"
+
+
+def test_route_works_inside_a_running_loop() -> None:
+    provider = AsyncProvider()
+    router = ModelRouter(routing(provider))
+    outcome = inside_a_running_loop(lambda: router.route(RoutingContext(step=2, model="small")))
+    assert (outcome.choice, outcome.model.name, outcome.reason) == ("deep", "large", "selected")
+
+
+def test_prepare_step_works_inside_a_running_loop() -> None:
+    provider = AsyncProvider()
+    prepared: PreparedStep = inside_a_running_loop(
+        lambda: prepare_step(
+            POLICY,
+            [Fragment("history", messages=HISTORY)],
+            router=ModelRouter(routing(provider)),
+            step=3,
+            compressors={"short": short},
+        )
+    )
+    assert prepared.model.name == "large"
+    assert prepared.messages[1]["content"] == "10 older messages, summarized."
+
+
+def test_the_sync_face_and_the_async_twin_give_the_same_step() -> None:
+    def run_sync() -> PreparedStep:
+        return prepare_step(
+            POLICY,
+            [Fragment("history", messages=HISTORY)],
+            router=ModelRouter(routing(AsyncProvider())),
+            step=3,
+            compressors={"short": short},
+        )
+
+    async def run_async() -> PreparedStep:
+        return await aprepare_step(
+            POLICY,
+            [Fragment("history", messages=HISTORY)],
+            router=ModelRouter(routing(AsyncProvider())),
+            step=3,
+            compressors={"short": short},
+        )
+
+    from_sync, from_async = run_sync(), asyncio.run(run_async())
+    assert from_sync.fragments == from_async.fragments
+    assert from_sync.route.model_dump() == from_async.route.model_dump()
+    assert from_sync.plan == from_async.plan
+
+
+def test_an_error_raised_on_the_worker_loop_keeps_the_callers_locale() -> None:
+    class OutOfQuota:
+        name = "quota"
+
+        async def request(self, request: DecisionRequest) -> Any:
+            raise QuotaExceededError("429")
+
+    router = ModelRouter(routing(OutOfQuota()))
+    with use_locale("fr"), pytest.raises(QuotaExceededError) as caught:
+        inside_a_running_loop(lambda: router.route(RoutingContext(step=1, model="small")))
+    assert caught.value.locale == "fr"
+    assert str(caught.value) == caught.value.render("fr") != caught.value.render("en")
+
+
+def test_the_async_call_runs_on_another_thread_only_when_a_loop_is_running() -> None:
+    threads: list[int] = []
+
+    class Recorder:
+        name = "recorder"
+
+        async def request(self, request: DecisionRequest) -> Any:
+            threads.append(threading.get_ident())
+            answer = {"choice": "fast", "confidence": 1.0}
+            return {"model": request.model, "answers": {"choice": answer}}
+
+    def ask() -> Any:
+        return decide_choice(Recorder(), model="m", question=QUESTION, state={}, min_confidence=0)
+
+    ask()
+    inside_a_running_loop(ask)
+    here = threading.get_ident()
+    assert threads[0] == here
+    assert threads[1] != here
