@@ -1,7 +1,10 @@
 """Sequence alignment for the exact ledger: which input messages are still in the output. Internal.
 
 An app step returns a new list of messages. To report exactly what left the context, the old list
-is aligned with the new one: a longest common subsequence of equal messages. When no message
+is aligned with the new one: a longest common subsequence of equal messages, then each old message
+left over is paired with an equal new message left over, if any (a message the app moved). What
+remains of the old list is exactly what the new list no longer holds: as many copies of each
+message as it lost, never one it still has. When no message
 repeats on either side (the usual case), it is a longest increasing run, found in O(N log N).
 Otherwise Myers' O((N + M) D) difference algorithm runs in its linear-space form, after the common
 prefix and suffix are matched directly: an app that rewrites, drops or inserts a few messages
@@ -25,7 +28,7 @@ class Alignment:
 
     ``source[j]`` is the index in the old list of the item kept as the ``j``-th new item, or
     ``None`` for an inserted item; ``removed`` lists, in order, the old indices kept nowhere.
-    The kept indices increase along ``source``.
+    The kept indices increase along ``source``, except for the items that moved.
     """
 
     source: list[int | None]
@@ -33,7 +36,7 @@ class Alignment:
 
 
 def align(before: Sequence[object], after: Sequence[object]) -> Alignment:
-    """Align two sequences on a longest common subsequence of equal items.
+    """Align two sequences on a longest common subsequence of equal items, then pair the moves.
 
     Args:
         before: The old items.
@@ -46,6 +49,8 @@ def align(before: Sequence[object], after: Sequence[object]) -> Alignment:
         >>> result = align(["a", "b", "c", "d"], ["a", "B", "c", "d", "e"])
         >>> result.source, result.removed
         ([0, None, 2, 3, None], [1])
+        >>> align(["a", "b", "c"], ["c", "a", "b"]).removed
+        []
     """
     old, new = tokenize(before, after)
     pairs = common_subsequence(old, new)
@@ -54,6 +59,16 @@ def align(before: Sequence[object], after: Sequence[object]) -> Alignment:
     for old_index, new_index in pairs:
         source[new_index] = old_index
         kept[old_index] = True
+    waiting: dict[int, list[int]] = {}
+    for index, was_kept in enumerate(kept):
+        if not was_kept:
+            waiting.setdefault(old[index], []).append(index)
+    for new_index, token in enumerate(new):
+        candidates = waiting.get(token)
+        if source[new_index] is None and candidates:
+            old_index = candidates.pop(0)
+            source[new_index] = old_index
+            kept[old_index] = True
     removed = [index for index, was_kept in enumerate(kept) if not was_kept]
     return Alignment(source, removed)
 
