@@ -17,7 +17,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 from pydantic_core import ErrorDetails
 
 from contextwise.errors import ContextwiseError, InvalidValueError
@@ -288,10 +288,29 @@ def _union_member(annotation: Any, part: int | str, value: object) -> type[BaseM
     stripped = _strip(annotation)
     if isinstance(stripped, type) and issubclass(stripped, BaseModel):
         return None
-    for member in _members(stripped):
-        if _is_model(member) and part in (member.__name__, _tag(member)):
+    for member, tag in _tagged_members(stripped):
+        if part in (member.__name__, _tag(member), tag):
             return member
     return None
+
+
+def _tagged_members(annotation: Any) -> list[tuple[type[BaseModel], str | None]]:
+    """The models of a union, each with the ``Tag`` it is annotated with, if any."""
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return []
+    found: list[tuple[type[BaseModel], str | None]] = []
+    for arg in typing.get_args(annotation):
+        tag = None
+        if typing.get_origin(arg) is Annotated:
+            tag = next(
+                (item.tag for item in arg.__metadata__ if isinstance(item, Tag)), None
+            )
+        member = _strip(arg)
+        if _is_model(member):
+            found.append((member, tag))
+        elif typing.get_origin(member) in (typing.Union, types.UnionType):
+            found.extend(_tagged_members(member))
+    return found
 
 
 def model_at(

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, TypeAlias
 
-from pydantic import ValidationError
-
 from contextwise._effects import Effects, Invoke, run_async, run_sync
 from contextwise.decision.schema import (
     ChoiceAnswer,
@@ -253,7 +251,9 @@ def coerce_response(raw: object, provider: DecisionProvider) -> DecisionResponse
         The validated response.
 
     Raises:
-        DecisionResponseError: When ``raw`` is neither, or does not validate.
+        DecisionResponseError: When ``raw`` is neither (code ``invalid_response``), or does not
+            validate: the code of the first problem (``missing_key``, ``wrong_type``...), with
+            the field path such as ``answers.model.confidence``; ``problems`` lists them all.
     """
     if isinstance(raw, DecisionResponse):
         return raw
@@ -261,20 +261,7 @@ def coerce_response(raw: object, provider: DecisionProvider) -> DecisionResponse
         raise DecisionResponseError(
             "invalid_response", provider=provider.name, type_name=type(raw).__name__
         )
-    try:
-        return DecisionResponse.model_validate(dict(raw))
-    except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            inner = (error.get("ctx") or {}).get("error")
-            if isinstance(inner, DecisionResponseError):
-                raise inner from exc
-        detail = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
-            for error in exc.errors(include_url=False)
-        )
-        raise DecisionResponseError(
-            "malformed_response", provider=provider.name, detail=detail
-        ) from exc
+    return DecisionResponse.model_validate(dict(raw))
 
 
 def check_choice_answer(answer: ChoiceAnswer, question: ChoiceQuestion, *, key: str) -> None:
