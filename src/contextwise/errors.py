@@ -444,6 +444,10 @@ class RoutingConfigurationError(InvalidValueError):
         "state_not_callable": N_(
             "{field} must be a function of the routing context, got a value of type {type_name}."
         ),
+        "fallback_on_not_callable": N_(
+            "{field} must be a function that takes an error and returns True when the fallback "
+            "should answer, got a value of type {type_name}."
+        ),
         "invalid_timeout": N_(
             "{field} must be a finite number of seconds greater than 0, got {value}."
         ),

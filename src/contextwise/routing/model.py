@@ -10,7 +10,7 @@ from typing import Any, Literal, NoReturn, TypeAlias
 from pydantic import ConfigDict, Field, field_validator
 
 from contextwise._validation import CodedModel
-from contextwise.decision.core import check_min_confidence, check_timeout
+from contextwise.decision.core import FallbackPredicate, check_min_confidence, check_timeout
 from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import InvalidTypeError, InvalidValueError, RoutingConfigurationError
@@ -153,7 +153,7 @@ StateFunction: TypeAlias = Callable[[RoutingContext], Any | Awaitable[Any]]
 
 
 class ModelRouting:
-    """The declaration of model routing: who decides, which question, which models, what fallback.
+    r"""The declaration of model routing: who decides, which question, which models, what fallback.
 
     A separate decision provider answers, once per harness step after compaction, a choice
     question whose labels are the candidate models. An answer whose confidence is strictly below
@@ -167,8 +167,9 @@ class ModelRouting:
     ``unknown_question``, ``question_not_choice``), the models (``models_not_mapping``,
     ``models_do_not_match_criteria``, ``invalid_model_spec``), the fallback
     (``unknown_fallback``), ``min_confidence`` (``invalid_min_confidence``), ``on_error``
-    (``invalid_on_error``), ``state`` (``state_not_callable``) and ``timeout``
-    (``invalid_timeout``). The declaration is immutable.
+    (``invalid_on_error``), ``state`` (``state_not_callable``), ``timeout``
+    (``invalid_timeout``) and ``fallback_on`` (``fallback_on_not_callable``). The declaration is
+    immutable.
 
     Args:
         provider: The decision provider that answers the routing question.
@@ -187,6 +188,12 @@ class ModelRouting:
             active model, the tools and the messages without reasoning blocks.
         timeout: The maximum number of seconds to wait for the provider's answer; ``None``
             waits as long as it takes. A timeout counts as an outage of the provider.
+        fallback_on: A function that receives an error the provider raised (and each of its
+            causes) and returns ``True`` when it means an outage, for failures contextwise does
+            not recognize by itself. Timeouts, connection errors, network errors and the
+            transport errors of ``httpx`` and ``openai`` are recognized already (see
+            :func:`~contextwise.decision.is_provider_unavailable`); a quota error never falls
+            back.
 
     Raises:
         RoutingConfigurationError: When a field is invalid, as listed above.
@@ -222,6 +229,7 @@ class ModelRouting:
         "_effort_sent",
         "decision",
         "fallback",
+        "fallback_on",
         "min_confidence",
         "model",
         "models",
@@ -266,6 +274,9 @@ class ModelRouting:
     timeout: float | None
     """The maximum number of seconds to wait for the provider's answer, or ``None``."""
 
+    fallback_on: FallbackPredicate | None
+    """The user-defined test of an outage, or ``None``."""
+
     _effort_sent: Mapping[str, Effort | None]
 
     def __init__(
@@ -280,6 +291,7 @@ class ModelRouting:
         on_error: OnError = "fallback",
         state: StateFunction | None = None,
         timeout: float | None = None,
+        fallback_on: FallbackPredicate | None = None,
     ) -> None:
         if not isinstance(getattr(provider, "name", None), str) or not callable(
             getattr(provider, "request", None)
@@ -303,10 +315,7 @@ class ModelRouting:
                 supported=list(ON_ERROR_CHOICES),
                 value=repr(on_error),
             )
-        if state is not None and not callable(state):
-            raise RoutingConfigurationError(
-                "state_not_callable", field="state", type_name=type(state).__name__
-            )
+        _check_functions(state, fallback_on)
         seconds = check_timeout(timeout)
         assign = object.__setattr__
         assign(self, "provider", provider)
@@ -320,6 +329,7 @@ class ModelRouting:
         assign(self, "on_error", on_error)
         assign(self, "state", state)
         assign(self, "timeout", seconds)
+        assign(self, "fallback_on", fallback_on)
         assign(
             self,
             "_effort_sent",
@@ -352,6 +362,17 @@ class ModelRouting:
             f"question={self.question!r}, models={list(self.models)!r}, "
             f"fallback={self.fallback!r}, min_confidence={self.min_confidence!r}, "
             f"on_error={self.on_error!r}, timeout={self.timeout!r})"
+        )
+
+
+def _check_functions(state: object, fallback_on: object) -> None:
+    if state is not None and not callable(state):
+        raise RoutingConfigurationError(
+            "state_not_callable", field="state", type_name=type(state).__name__
+        )
+    if fallback_on is not None and not callable(fallback_on):
+        raise RoutingConfigurationError(
+            "fallback_on_not_callable", field="fallback_on", type_name=type(fallback_on).__name__
         )
 
 
