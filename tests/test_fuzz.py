@@ -28,7 +28,9 @@ from contextwise import (
     Fragment,
     ModelRouting,
     ModelSpec,
+    OpenAIDecisionProvider,
     RoutingContext,
+    decide_choice,
     process_context,
     validate_context_policy,
 )
@@ -184,6 +186,39 @@ def _routing(value: Any) -> object:
     )
 
 
+class Answering:
+    """A provider that returns a careless value as its response."""
+
+    name = "careless"
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def request(self, request: object) -> Any:
+        return self.value
+
+
+def _decide(value: Any) -> object:
+    return decide_choice(
+        Answering(value),
+        model="mini",
+        question=ChoiceQuestion(**QUESTION),
+        state={},
+        min_confidence=0.5,
+        key="model",
+    )
+
+
+def _openai(value: Any) -> object:
+    settings = value if isinstance(value, dict) else {"timeout": value}
+    return OpenAIDecisionProvider(
+        api_key="test", base_url="http://127.0.0.1:9/v1", **{
+            key: settings[key] for key in ("timeout", "max_retries", "temperature", "name")
+            if key in settings
+        }
+    )
+
+
 ENTRY_POINTS: list[tuple[str, Callable[..., object], str]] = [
     ("ContextPolicy.model_validate", ContextPolicy.model_validate, "value"),
     ("ContextPolicy(**)", ContextPolicy, "kwargs"),
@@ -201,6 +236,8 @@ ENTRY_POINTS: list[tuple[str, Callable[..., object], str]] = [
     ("ContextProcessingReport.model_validate", ContextProcessingReport.model_validate, "value"),
     ("ModelRouting(models=)", _routing, "value"),
     ("RoutingContext(**)", RoutingContext, "kwargs"),
+    ("DecisionResponse via decide_choice", _decide, "value"),
+    ("OpenAIDecisionProvider", _openai, "value"),
 ]
 TEMPLATES = {
     "ContextPolicy": POLICY, "process_context": POLICY, "validate": POLICY, "ModelSpec": SPEC,
@@ -209,6 +246,7 @@ TEMPLATES = {
     "DecisionResponse": RESPONSE, "ModelRouting": {"a": SPEC, "b": "small"},
     "RoutingContext": {"step": 1, "model": "m", "messages": [], "tools": []},
     "ContextProcessingReport": {"mode": "audit", "before_chars": 1, "after_chars": 1},
+    "OpenAIDecisionProvider": {"timeout": 5, "max_retries": 1, "temperature": 0.2, "name": "x"},
 }
 
 
@@ -254,5 +292,5 @@ def test_careless_values_raise_only_contextwise_errors() -> None:
                 pass
             except Exception as exc:  # noqa: BLE001 - the test reports every escape
                 escaped.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
-    assert calls >= 40_000
+    assert calls >= 45_000
     assert not escaped, f"{len(escaped)} escapes, first: " + "\n".join(escaped[:10])
