@@ -13,12 +13,12 @@ $(STAMP): pyproject.toml tools/docs/constraints.txt
 	touch $(STAMP)
 
 catalogs: $(STAMP)
-	$(PY) tools/i18n/catalogs.py compile
+	$(PY) -m tools.i18n.catalogs compile
 
 # The reference is regenerated from the code, then the three languages are built; any warning
 # (a broken link or anchor included) fails the build.
 docs: $(STAMP) catalogs
-	$(PY) tools/docs/gen_sdk_reference.py render
+	$(PY) -m tools.docs.gen_sdk_reference render
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 serve: docs

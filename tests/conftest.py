@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository's paths, the docs tools on ``sys.path``, the built site."""
+"""Shared fixtures: the repository's paths and the built site."""
 
 from __future__ import annotations
 
@@ -17,11 +17,6 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS_TOOLS = ROOT / "tools" / "docs"
-I18N_TOOLS = ROOT / "tools" / "i18n"
-for _folder in (DOCS_TOOLS, I18N_TOOLS):
-    if str(_folder) not in sys.path:
-        sys.path.insert(0, str(_folder))
 
 
 @dataclass(frozen=True)

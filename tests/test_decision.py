@@ -36,7 +36,8 @@ from contextwise import (
     is_provider_unavailable,
 )
 from contextwise.decision import CAUSE_CHAIN_DEPTH, MAX_CHOICES
-from test_routing_support import FakeProvider, HangingProvider, SyncProvider, answering, raising
+from support.errors import assert_translated
+from support.routing import FakeProvider, HangingProvider, SyncProvider, answering, raising
 
 QUESTION = ChoiceQuestion(
     instructions="Pick.", criteria={"fast": "Routine edits.", "deep": "Hard debugging."}
@@ -454,7 +455,7 @@ def test_provider_errors_take_a_free_text_detail(
         error.detail,
         str(error),
     )
-    assert error.render("fr") and error.render("zh")
+    assert_translated(error)
     if error.detail:
         assert error.render("zh").endswith(error.detail)
 
@@ -468,7 +469,7 @@ def test_provider_errors_are_not_value_errors_but_response_errors_are() -> None:
     copy = pickle.loads(pickle.dumps(error))
     assert type(copy) is DecisionResponseError
     assert (copy.code, copy.params) == ("unknown_choice", error.params)
-    assert copy.render("fr") and copy.render("zh")
+    assert_translated(copy)
 
 
 def test_provider_errors_render_in_the_locale_given() -> None:

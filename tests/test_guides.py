@@ -8,7 +8,7 @@ it. Top-level ``await`` is allowed, as in an asyncio REPL.
 
 Generated reference pages: their examples are the docstrings' doctests, shown as ``pycon`` blocks.
 Those are run where they are written, by ``pytest --doctest-modules`` over ``src/contextwise``, and
-``gen_sdk_reference.py render --check`` (tests/test_reference.py) proves the pages show exactly the
+``gen_sdk_reference render --check`` (tests/test_reference.py) proves the pages show exactly the
 current docstrings; running them a second time here would add nothing. What a reference page adds
 is its import line, and that is run below for every page in every language.
 """
@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from tools.i18n import languages
 
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,})(?P<lang>[\w+-]*)\s*$")
@@ -128,7 +129,7 @@ def test_python_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_the_home_pages_have_a_quick_start_that_runs() -> None:
-    for language in ("en", "fr", "zh"):
+    for language in languages.codes():
         home = DOCS / language / "index.md"
         assert home in _with_python(_pages()), f"{home.relative_to(ROOT)} has no Python example"
 

@@ -98,13 +98,13 @@ def test_a_broken_translation_falls_back_to_english(monkeypatch: pytest.MonkeyPa
         def gettext(self, message: str) -> str:
             return "{missing_placeholder}"
 
-    monkeypatch.setattr("contextwise.i18n.translations", lambda locale, domain="": Broken())
+    monkeypatch.setattr("contextwise._translation.translations", lambda locale, domain="": Broken())
     text = translate(Message("{n} tokens"), {"n": 3}, "fr")
     assert text == "3 tokens"
 
 
 def test_a_missing_catalog_gives_english(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
-    monkeypatch.setattr("contextwise.i18n.locales_dir", lambda: tmp_path)
+    monkeypatch.setattr("contextwise._translation.locales_dir", lambda: tmp_path)
     translations.cache_clear()
     try:
         err = ContextOverflowError("context_overflow", tokens=5, context_budget=4, locale="fr")

@@ -21,7 +21,8 @@ from contextwise import (
     tool_result_ids,
     tool_units,
 )
-from test_policy_histories import Conversation, conversations, histories, render
+from support.errors import assert_translated
+from support.histories import Conversation, conversations, histories, render
 
 
 def user(text: str) -> dict[str, Any]:
@@ -346,7 +347,7 @@ def test_unknown_grouping_is_a_value_error() -> None:
         group_messages([user("x")], "turn")  # type: ignore[arg-type]
     assert caught.value.code == "unknown_grouping"
     assert caught.value.params == {"grouping": "turn", "supported": ["user-turn", "message"]}
-    assert caught.value.render("zh")
+    assert_translated(caught.value)
 
 
 # --- properties ---------------------------------------------------------------------------------

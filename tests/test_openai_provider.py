@@ -30,7 +30,7 @@ from contextwise import (
     RoutingConfigurationError,
     RoutingEvent,
 )
-from test_routing_support import DECISION, context, make_routing
+from support.routing import DECISION, context, make_routing
 
 QUESTIONS = {"model": DECISION.questions["model"]}
 

@@ -24,6 +24,7 @@ from contextwise import (
     process_context,
     validate_context_policy,
 )
+from support.errors import assert_translated
 
 
 def user(text: str) -> dict[str, Any]:
@@ -225,7 +226,7 @@ def test_trigger_rule_names_both_limits() -> None:
         "target": 120,
     }
     assert "100" in str(caught.value) and "120" in str(caught.value)
-    assert caught.value.render("fr") and caught.value.render("zh")
+    assert_translated(caught.value)
 
 
 def test_a_mapping_with_several_problems_lists_them_all() -> None:
@@ -327,7 +328,7 @@ def test_validation_names_the_missing_compressor_and_app() -> None:
         validate_context_policy(STEPS, {"summarize": len}, {})
     assert caught.value.code == "unknown_app"
     assert caught.value.params["app"] == "redact"
-    assert caught.value.render("fr") and caught.value.render("zh")
+    assert_translated(caught.value)
     assert validate_context_policy(STEPS, ["summarize"], ["redact"]).steps[2].id == "cut"
 
 
@@ -670,7 +671,7 @@ def test_validate_mode_raises_when_reduce_would_act() -> None:
     assert err.code == "policy_validation_overflow"
     assert err.params == {"chars": 114, "limit": 60, "limit_name": "trigger_chars"}
     assert "114" in str(err) and "60" in str(err)
-    assert err.render("fr") and err.render("zh")
+    assert_translated(err)
     assert not isinstance(err, ValueError)
 
 

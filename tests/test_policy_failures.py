@@ -20,7 +20,8 @@ from contextwise import (
     messages_chars,
     process_context,
 )
-from test_policy_histories import chat
+from support.errors import assert_translated
+from support.histories import chat
 
 
 def compress_policy(**step: Any) -> ContextPolicy:
@@ -412,7 +413,7 @@ def test_unknown_compressor_app_and_fragment_are_clear_errors() -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(app_policy(), [Fragment("doc", text="x")], apps={"mutate": len})
     assert caught.value.code == "unknown_fragment"
-    assert caught.value.render("fr") and caught.value.render("zh")
+    assert_translated(caught.value)
 
 
 def test_compressors_must_be_callables_in_a_mapping() -> None:

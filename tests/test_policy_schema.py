@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 
 from contextwise import ContextPolicy, context_policy_json_schema
+from tools.schema import gen_policy_schema as generator
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = ROOT / "docs" / "en" / "schema" / "context-policy.schema.json"
 
 
-def load_generator() -> ModuleType:
-    path = ROOT / "tools" / "schema" / "gen_policy_schema.py"
-    spec = importlib.util.spec_from_file_location("gen_policy_schema", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_committed_schema_is_fresh() -> None:
-    generator = load_generator()
     assert SCHEMA_FILE.read_text(encoding="utf-8") == generator.render(), (
         "docs/en/schema/context-policy.schema.json is stale: "
-        "run python tools/schema/gen_policy_schema.py"
+        "run python -m tools.schema.gen_policy_schema"
     )
     assert generator.main(["--check"]) == 0
 

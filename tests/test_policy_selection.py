@@ -17,7 +17,7 @@ from contextwise import (
     aprocess_context,
     process_context,
 )
-from test_policy_histories import chat
+from support.histories import chat
 
 FRAGMENTS = [
     Fragment("history", messages=chat(5)),  # 114 characters

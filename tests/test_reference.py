@@ -2,45 +2,34 @@
 
 The fixture package (``tests/fixtures/refpkg``) holds one object of each kind the generator
 documents; its committed pages under ``docs/{en,fr,zh}/reference`` are the golden files, produced
-by ``gen_sdk_reference.py --root tests/fixtures/refpkg --package samplepkg render``. Its French
-catalog leaves one message untranslated and one fuzzy, its Chinese catalog one untranslated, so
-the golden pages also pin the English fallback and its marker.
+by ``python -m tools.docs.gen_sdk_reference --root tests/fixtures/refpkg --package samplepkg
+render``. Its French catalog leaves one message untranslated and one fuzzy, its Chinese catalog
+one untranslated, so the golden pages also pin the English fallback and its marker.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import gen_sdk_reference
 import pytest
 from babel.messages.catalog import Catalog
-from sdkref import project
-from sdkref.model import Msg, Reference, TypeExpr
-from sdkref.render import MARKER, Renderer
-from sdkref.stats import coverage, status
 
 from conftest import ROOT
+from support.reference import FIXTURE, cli, copy_fixture, golden
+from tools.docs.sdkref import project
+from tools.docs.sdkref.model import Msg, Reference, TypeExpr
+from tools.docs.sdkref.render import MARKER, Renderer
+from tools.docs.sdkref.stats import coverage, status
+from tools.i18n import languages
 
-FIXTURE = ROOT / "tests" / "fixtures" / "refpkg"
 SAMPLE = project.Project(root=FIXTURE, package="samplepkg")
-LANGUAGES = ("en", "fr", "zh")
-
-
-def _golden(language: str, page: str) -> str:
-    return (FIXTURE / "docs" / language / "reference" / f"{page}.md").read_text(encoding="utf-8")
-
-
-def _cli(root: Path, *args: str) -> int:
-    return gen_sdk_reference.main(["--root", str(root), "--package", "samplepkg", *args])
+LANGUAGES = languages.codes()
 
 
 @pytest.fixture
 def sample_copy(tmp_path: Path) -> Path:
     """A scratch copy of the fixture project, free to change."""
-    target = tmp_path / "refpkg"
-    shutil.copytree(FIXTURE, target, ignore=shutil.ignore_patterns("__pycache__"))
-    return target
+    return copy_fixture(tmp_path)
 
 
 # -- the project's own reference ---------------------------------------------------------------
@@ -51,7 +40,7 @@ def test_the_reference_is_fresh() -> None:
     _, files = project.generate(target)
     problems = project.check(target, files)
     assert not problems, (
-        "the reference is stale; run `python tools/docs/gen_sdk_reference.py render`:\n"
+        "the reference is stale; run `python -m tools.docs.gen_sdk_reference render`:\n"
         + "\n".join(problems)
     )
 
@@ -92,7 +81,7 @@ def test_core_pages_are_fully_translated(page: str) -> None:
 def test_golden_pages_match_the_generator() -> None:
     _, files = project.generate(SAMPLE)
     assert project.check(SAMPLE, files) == [], (
-        "regenerate with `python tools/docs/gen_sdk_reference.py --root tests/fixtures/refpkg "
+        "regenerate with `python -m tools.docs.gen_sdk_reference --root tests/fixtures/refpkg "
         "--package samplepkg render` and review the diff"
     )
 
@@ -152,15 +141,12 @@ LAYOUT = {
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_golden_layout(language: str) -> None:
-    lines = _golden(language, "shapes").splitlines()
+    lines = golden(language, "shapes").splitlines()
     for expected in LAYOUT[language]:
         assert expected in lines, f"{language}: missing line {expected!r}"
     text = "\n".join(lines)
     # the import line, and the docstring examples as console sessions
-    assert (
-        "```python\nfrom samplepkg import DEFAULT_SIDE, Color, Point, Shape, ShapeSpec, Unit"
-        in text
-    )
+    assert "```python\nfrom samplepkg import (\n    DEFAULT_SIDE,\n    Color,\n" in text
     assert "```pycon\n>>> area(Shape.square(3.0))\n9.0\n```" in text
     # a union in a table cell, with the documented name linked on the same page
     assert "| `origin` | <code>[Point](#Point) &#124; None</code> | `None` |" in text
@@ -168,14 +154,14 @@ def test_golden_layout(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_types_link_to_their_page_in_the_same_language(language: str) -> None:
-    tools = _golden(language, "tools")
+    tools = golden(language, "tools")
     assert "<code>[Unit](shapes.md#Unit) &#124; None</code>" in tools
     assert "<code>[Counter](#Counter) &#124; None</code>" in tools
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_pydantic_decides_required_and_default(language: str) -> None:
-    shapes = _golden(language, "shapes")
+    shapes = golden(language, "shapes")
     yes, no = {"en": ("yes", "no"), "fr": ("oui", "non"), "zh": ("是", "否")}[language]
     # `label: str | None = Field(...)` looks defaulted to a reader; pydantic says it is required.
     assert f"| `label` | <code>str &#124; None</code> |  | {yes} |" in shapes
@@ -193,7 +179,7 @@ PROPERTIES = {
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_models_and_dataclasses_show_their_properties(language: str) -> None:
     label, header, norm = PROPERTIES[language]
-    shapes = _golden(language, "shapes")
+    shapes = golden(language, "shapes")
     lines = shapes.splitlines()
     # a Properties table after the fields of the pydantic model and of the dataclass
     assert lines.count(label) == 2
@@ -212,7 +198,7 @@ def test_models_and_dataclasses_show_their_properties(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_dataclass_fields_outside_the_constructor_and_static_methods(language: str) -> None:
-    shapes = _golden(language, "shapes")
+    shapes = golden(language, "shapes")
     no = {"en": "no", "fr": "non", "zh": "否"}[language]
     # `kind = field(init=False)`: a documented field, never a constructor parameter
     assert f"| `kind` | <code>str</code> | {no} |" in shapes
@@ -223,28 +209,83 @@ def test_dataclass_fields_outside_the_constructor_and_static_methods(language: s
 
 
 def test_untranslated_and_fuzzy_text_falls_back_to_english_with_a_marker() -> None:
-    assert f"{MARKER} Only squares are supported in this sample." in _golden("fr", "shapes")
-    tools = _golden("fr", "tools")
+    assert f"{MARKER} Only squares are supported in this sample." in golden("fr", "shapes")
+    tools = golden("fr", "tools")
     assert f"{MARKER} Ignored; shows a link to a type documented on another page." in tools
     assert "Ignoré" not in tools  # a fuzzy translation is never published
-    assert f"{MARKER} The errors of samplepkg." in _golden("zh", "errors")
-    assert MARKER not in _golden("en", "shapes")
+    assert f"{MARKER} The errors of samplepkg." in golden("zh", "errors")
+    assert MARKER not in golden("en", "shapes")
 
 
 def test_error_codes_are_translated_from_the_package_catalog() -> None:
-    assert "| `negative_side` | Le côté doit être positif ou nul ; reçu : {value}. |" in _golden(
+    assert "| `negative_side` | Le côté doit être positif ou nul ; reçu : {value}. |" in golden(
         "fr", "errors"
     )
     assert (
         f"| `negative_side` | {MARKER} The side must be zero or more, got {{value}}. |"
-        in _golden("zh", "errors")
+        in golden("zh", "errors")
     )
 
 
 def test_status_page_shows_the_honest_counts() -> None:
-    page = _golden("fr", "translation-status")
-    assert "| Français | 137 | 135 | 1 | 1 | 98,5 % |" in page
-    assert "| 简体中文 | 137 | 136 | 0 | 1 | 99.3% |" in _golden("zh", "translation-status")
+    page = golden("fr", "translation-status")
+    assert "| Français | 146 | 144 | 1 | 1 | 98,6 % |" in page
+    assert "| 简体中文 | 146 | 145 | 0 | 1 | 99.3% |" in golden("zh", "translation-status")
+
+
+def _section(page: str, anchor: str) -> list[str]:
+    """The lines of one function's section, from its heading to the next heading."""
+    lines = page.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.endswith(f"{{#{anchor}}}"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
+    return lines[start:end]
+
+
+def _documented_part(section: list[str]) -> list[str]:
+    """What a function's section says after its summary: parameters, returns and raises."""
+    first = next(i for i, line in enumerate(section) if line.startswith("**"))
+    return section[first:]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(
+    ("sync", "twin"), [("measure", "ameasure"), ("Shape-render", "Shape-arender")]
+)
+def test_a_sync_face_shows_the_parameters_returns_and_raises_of_its_async_twin(
+    language: str, sync: str, twin: str
+) -> None:
+    page = golden(language, "shapes")
+    sync_section, twin_section = _section(page, sync), _section(page, twin)
+    assert "async" not in sync_section[3] and "async" in twin_section[3]  # the signatures
+    assert _documented_part(sync_section) == _documented_part(twin_section)
+    assert len(_documented_part(sync_section)) > 3
+
+
+def test_the_texts_a_sync_face_borrows_are_translated_once() -> None:
+    state = project.load(SAMPLE)
+    contexts = [msg.context for _, msg in state.messages]
+    borrowed = ("param", "returns", "raises")
+    for sync, twin in (
+        ("shapes.measure", "shapes.ameasure"),
+        ("shapes.Shape.render", "shapes.Shape.arender"),
+    ):
+        own = [c for c in contexts if c.startswith(f"samplepkg.{sync}:")]
+        assert own == [f"samplepkg.{sync}:summary"], own
+        assert any(c.startswith(f"samplepkg.{twin}:param:") for c in contexts)
+    assert any(c.endswith("ameasure:returns") for c in contexts)
+    assert any(c.endswith("ameasure:raises:SampleError") for c in contexts)
+    assert not [
+        c for c in contexts if c.split(":")[0].endswith(".measure") and c.split(":")[1] in borrowed
+    ]
+    french = golden("fr", "shapes")
+    assert (
+        french.count(
+            "| `factor` | <code>float</code> | `1.0` | non | L'échelle appliquée avant la mesure. |"
+        )
+        == 2
+    )
+    chinese = golden("zh", "shapes")
+    assert chinese.count("缩放后的周长，后跟其单位。") == 2
 
 
 # -- translation counts ------------------------------------------------------------------------
@@ -285,7 +326,7 @@ def test_status_counts_fuzzy_and_half_filled_plurals_as_not_translated() -> None
 
 
 def test_stats_prints_the_totals_last(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli(FIXTURE, "stats") == 0
+    assert cli(FIXTURE, "stats") == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[-4].split() == [
         "locale",
@@ -295,10 +336,10 @@ def test_stats_prints_the_totals_last(capsys: pytest.CaptureFixture[str]) -> Non
         "total",
         "coverage",
     ]
-    assert lines[-3].split() == ["fr", "135", "1", "1", "137", "98.5%"]
-    assert lines[-2].split() == ["zh", "136", "0", "1", "137", "99.3%"]
+    assert lines[-3].split() == ["fr", "144", "1", "1", "146", "98.6%"]
+    assert lines[-2].split() == ["zh", "145", "0", "1", "146", "99.3%"]
     assert lines[-1] == "release rule (100 % translated, 0 fuzzy): not met"
-    assert _cli(FIXTURE, "stats", "--strict") == 1
+    assert cli(FIXTURE, "stats", "--strict") == 1
 
 
 # -- the commands --------------------------------------------------------------------------------
@@ -309,13 +350,13 @@ def test_render_writes_only_what_changed(
 ) -> None:
     page = sample_copy / "docs/fr/reference/shapes.md"
     other = sample_copy / "docs/zh/reference/shapes.md"
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     assert capsys.readouterr().out.strip() == "the reference is up to date"
     before = other.stat().st_mtime_ns
     page.write_text("edited by hand\n", encoding="utf-8")
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     assert capsys.readouterr().out.split("\n")[0] == "written: docs/fr/reference/shapes.md"
-    assert page.read_text(encoding="utf-8") == _golden("fr", "shapes")
+    assert page.read_text(encoding="utf-8") == golden("fr", "shapes")
     assert other.stat().st_mtime_ns == before
 
 
@@ -327,7 +368,7 @@ def test_check_lists_stale_and_orphan_pages_and_a_stale_template(
     (sample_copy / "docs/en/reference/tools.md").unlink()
     pot = sample_copy / "locales/reference.pot"
     pot.write_text(pot.read_text(encoding="utf-8").replace("Bright red.", "Red."), encoding="utf-8")
-    assert _cli(sample_copy, "render", "--check") == 1
+    assert cli(sample_copy, "render", "--check") == 1
     out = capsys.readouterr().out
     for line in (
         "stale: docs/fr/reference/shapes.md",
@@ -337,9 +378,9 @@ def test_check_lists_stale_and_orphan_pages_and_a_stale_template(
     ):
         assert line in out.splitlines()
     assert (sample_copy / "docs/fr/reference/shapes.md").read_text(encoding="utf-8") == "edited\n"
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     assert not (sample_copy / "docs/zh/reference/removed.md").exists()
-    assert _cli(sample_copy, "render", "--check") == 0
+    assert cli(sample_copy, "render", "--check") == 0
 
 
 def test_a_griffe_warning_fails_the_generator(
@@ -356,7 +397,7 @@ def test_a_griffe_warning_fails_the_generator(
         ),
         encoding="utf-8",
     )
-    assert _cli(sample_copy, "render", "--check") == 2
+    assert cli(sample_copy, "render", "--check") == 2
     assert (
         "Parameter 'language' does not appear in the function signature" in capsys.readouterr().err
     )
@@ -370,7 +411,7 @@ def test_update_keeps_obsolete_entries_and_marks_changes_fuzzy(sample_copy: Path
         "\n        The copy keeps the description; only the length of the sides changes.\n", ""
     )
     shapes.write_text(source, encoding="utf-8")
-    assert _cli(sample_copy, "update") == 0
+    assert cli(sample_copy, "update") == 0
     po = (sample_copy / "locales/fr/LC_MESSAGES/reference.po").read_text(encoding="utf-8")
     changed = po.split('msgctxt "samplepkg.shapes.Color:summary"')[0].rsplit("\n\n", 1)[-1]
     assert "#, fuzzy" in changed
@@ -378,7 +419,7 @@ def test_update_keeps_obsolete_entries_and_marks_changes_fuzzy(sample_copy: Path
     assert '#~ msgstr "La copie garde la description ; seule la longueur des côtés change."' in po
     assert "POT-Creation-Date" not in (sample_copy / "locales/reference.pot").read_text("utf-8")
     # the fuzzy entry is not published: the page shows the new English text, marked
-    assert _cli(sample_copy, "render") == 0
+    assert cli(sample_copy, "render") == 0
     page = (sample_copy / "docs/fr/reference/shapes.md").read_text(encoding="utf-8")
     assert f"{MARKER} A fill colour for the shape." in page
 

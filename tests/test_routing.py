@@ -38,7 +38,8 @@ from contextwise import (
     RoutingEvent,
     default_state,
 )
-from test_routing_support import (
+from support.errors import assert_translated
+from support.routing import (
     DECISION,
     MODELS,
     FakeProvider,
@@ -303,7 +304,7 @@ async def test_malformed_answers_propagate_as_decision_response_errors(
         FakeProvider(responder), recorder, records, DecisionResponseError
     )
     assert isinstance(error, DecisionResponseError) and error.code == code
-    assert error.render("fr") and error.render("zh")
+    assert_translated(error)
 
 
 async def test_a_foreign_exception_propagates(
@@ -420,7 +421,7 @@ def test_every_declaration_error_names_its_field(
         make_routing(**arguments)
     assert excinfo.value.code == code
     assert excinfo.value.params["field"] == field
-    assert excinfo.value.render("fr") and excinfo.value.render("zh")
+    assert_translated(excinfo.value)
 
 
 def test_declaration_errors_are_raised_in_the_documented_order() -> None:

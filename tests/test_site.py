@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, BuiltSite
+from tools.docs import site_config
+from tools.i18n import languages
 
-LANGUAGES = {"en": "", "fr": "fr/", "zh": "zh/"}
+# English at the root, every other language under its code.
+LANGUAGES = {code: "" if code == languages.source() else f"{code}/" for code in languages.codes()}
 REFERENCE_PAGES = sorted(path.stem for path in (ROOT / "docs/en/reference").glob("*.md"))
 
 
@@ -24,6 +27,23 @@ def _html(site: BuiltSite, path: str) -> str:
     target = site.path / path / "index.html"
     assert target.is_file(), f"{path or '/'} was not built"
     return target.read_text(encoding="utf-8")
+
+
+def test_the_site_languages_are_the_i18n_languages() -> None:
+    assert site_config.problems() == []
+
+
+def test_the_site_check_catches_a_renamed_or_missing_language(tmp_path: Path) -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    renamed = tmp_path / "mkdocs.yml"
+    renamed.write_text(config.replace("name: 简体中文", "name: Chinese"), encoding="utf-8")
+    assert site_config.problems(renamed) == [
+        "mkdocs.yml: language 'zh' is named 'Chinese', LANGUAGES says '简体中文'"
+    ]
+    without = tmp_path / "mkdocs.yml"
+    without.write_text(config.replace("locale: zh", "locale: cn"), encoding="utf-8")
+    found = site_config.problems(without)
+    assert "mkdocs.yml: no i18n language 'zh' (简体中文)" in found
 
 
 def test_strict_build_succeeds(built_site: BuiltSite) -> None:

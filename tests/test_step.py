@@ -25,6 +25,7 @@ from contextwise import (
     model_budget,
     prepare_step,
 )
+from support.errors import assert_translated
 
 SYSTEM = {"role": "system", "content": "You are a coding agent."}
 
@@ -236,7 +237,7 @@ def test_model_budget_needs_a_window() -> None:
     with pytest.raises(RoutingConfigurationError) as excinfo:
         model_budget(ModelSpec(name="anonymous"))
     assert excinfo.value.code == "missing_window"
-    assert excinfo.value.render("fr") and excinfo.value.render("zh")
+    assert_translated(excinfo.value)
     budget = model_budget(ModelSpec(name="anonymous"), window=10_000, output=1_000, reasoning=500)
     assert budget.context_budget() == 10_000 - 1_000 - 500 - 200
     spec = ModelSpec(name="m", window=8_000, max_output_tokens=2_000)

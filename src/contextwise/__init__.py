@@ -37,7 +37,9 @@ from contextwise.errors import (
     UnsupportedLocaleError,
 )
 from contextwise.i18n import (
+    LANGUAGES,
     SUPPORTED_LOCALES,
+    Language,
     Locale,
     get_locale,
     normalize_locale,
@@ -121,6 +123,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_TRIM_MARKER",
+    "LANGUAGES",
     "SUPPORTED_LOCALES",
     "AppMutation",
     "AppStep",
@@ -166,6 +169,7 @@ __all__ = [
     "GroupingKind",
     "InvalidTypeError",
     "InvalidValueError",
+    "Language",
     "Locale",
     "MessageGroup",
     "MessageLayout",

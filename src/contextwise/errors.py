@@ -15,7 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from contextwise.i18n import N_, NP_, Locale, Message, normalize_locale, resolve_locale, translate
+from contextwise._translation import (
+    N_,
+    NP_,
+    SUPPORTED_LOCALES,
+    Locale,
+    Message,
+    current_locale,
+    match_locale,
+    translate,
+)
 
 _DETAIL = N_("Detail: {detail}")
 _MORE_PROBLEMS = NP_(
@@ -78,7 +87,7 @@ class ContextwiseError(Exception):
         self.code = code
         self.params = params
         self.detail = detail
-        self.locale = resolve_locale(locale)
+        self.locale = current_locale.get() if locale is None else checked_locale(locale)
         super().__init__(self.render())
 
     def render(self, locale: str | None = None) -> str:
@@ -94,7 +103,7 @@ class ContextwiseError(Exception):
         Raises:
             UnsupportedLocaleError: When the locale is not English, French or Chinese.
         """
-        target = self.locale if locale is None else normalize_locale(locale)
+        target = self.locale if locale is None else checked_locale(locale)
         message = _find_message(type(self), self.code)
         assert message is not None
         text = translate(message, self.params, target)
@@ -317,6 +326,23 @@ class UnsupportedLocaleError(InvalidValueError):
             "Unsupported locale {locale_name}; supported locales are {supported}."
         ),
     }
+
+
+def checked_locale(value: object) -> Locale:
+    """Return the supported locale that a locale name designates, or raise.
+
+    The errors check the locales they are given here; :func:`contextwise.normalize_locale` is this
+    function's public face.
+
+    Raises:
+        UnsupportedLocaleError: When the value is not a string naming a supported language.
+    """
+    found = match_locale(value)
+    if found is None:
+        raise UnsupportedLocaleError(
+            "unsupported_locale", locale_name=repr(value), supported=list(SUPPORTED_LOCALES)
+        )
+    return found
 
 
 class ContextOverflowError(ContextwiseError):

@@ -1,12 +1,12 @@
 """Generate the three-language API reference of contextwise from its sources.
 
-    python tools/docs/gen_sdk_reference.py extract         # messages -> locales/reference.pot
-    python tools/docs/gen_sdk_reference.py update          # merge the .pot into fr/zh .po files
-    python tools/docs/gen_sdk_reference.py stats           # translated / fuzzy / untranslated
-    python tools/docs/gen_sdk_reference.py render          # docs/<lang>/reference/*.md, the .pot
-    python tools/docs/gen_sdk_reference.py render --check  # exit 1 listing stale/orphan files
+    python -m tools.docs.gen_sdk_reference extract         # messages -> locales/reference.pot
+    python -m tools.docs.gen_sdk_reference update          # merge the .pot into the .po files
+    python -m tools.docs.gen_sdk_reference stats           # translated / fuzzy / untranslated
+    python -m tools.docs.gen_sdk_reference render          # docs/<lang>/reference/*.md, the .pot
+    python -m tools.docs.gen_sdk_reference render --check  # exit 1 listing stale/orphan files
 
-The work is done by small pure functions in ``tools/docs/sdkref``; this file is the command line.
+The work is done by small pure functions in :mod:`tools.docs.sdkref`; this file is the command line.
 ``--root`` and ``--package`` point it at another project with the same layout (the golden tests'
 fixture package). A griffe warning (a documented parameter missing from the signature, for
 example) stops every subcommand with exit status 2.
@@ -18,15 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-for folder in (HERE, HERE.parent / "i18n"):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+from tools.docs.sdkref import catalog, project
+from tools.docs.sdkref.collect import GriffeWarningsError
+from tools.docs.sdkref.stats import Coverage
+from tools.i18n import catalogs
 
-import catalogs  # noqa: E402
-from sdkref import catalog, project  # noqa: E402
-from sdkref.collect import GriffeWarningsError  # noqa: E402
-from sdkref.stats import Coverage  # noqa: E402
+STALE = "The reference is stale: run `python -m tools.docs.gen_sdk_reference render`."
 
 
 def extract(target: project.Project) -> list[str]:
@@ -72,7 +69,7 @@ def stats_lines(coverage: list[Coverage], pages: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--root", type=Path, default=project.ROOT, help="the project's folder")
     parser.add_argument("--package", default="contextwise", help="the package to document")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -100,10 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             _, files = project.generate(target)
             if args.check:
                 problems = project.check(target, files)
-                for line in problems:
-                    print(line)
                 if problems:
-                    print("The reference is stale: run tools/docs/gen_sdk_reference.py render.")
+                    print("\n".join([*problems, STALE]))
                 return 1 if problems else 0
             lines = project.write(target, files) or ["the reference is up to date"]
     except GriffeWarningsError as error:

@@ -1,9 +1,9 @@
 """The error-message catalogs: extract, update, compile and check (domain ``contextwise``).
 
-    python tools/i18n/catalogs.py extract   # src/ -> locales/contextwise.pot (no creation date)
-    python tools/i18n/catalogs.py update    # merge into fr/zh .po (obsolete kept, changes fuzzy)
-    python tools/i18n/catalogs.py compile   # .po -> .mo beside them (English fallback for the rest)
-    python tools/i18n/catalogs.py check     # exit 1 when the .pot is stale or a .po is incomplete
+    python -m tools.i18n.catalogs extract   # src/ -> locales/contextwise.pot (no creation date)
+    python -m tools.i18n.catalogs update    # merge into fr/zh .po (obsolete kept, changes fuzzy)
+    python -m tools.i18n.catalogs compile   # .po -> .mo beside them (English fallback for the rest)
+    python -m tools.i18n.catalogs check     # exit 1 when the .pot is stale or a .po is incomplete
 
 The functions are pure where they can be (``extract_catalog``, ``render_pot``, ``problems``) and
 shared with the reference generator, which handles the ``reference`` domain the same way.
@@ -22,12 +22,12 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
+from tools.i18n import languages
+
 ROOT = Path(__file__).resolve().parents[2]
 LOCALES = ROOT / "locales"
 SOURCE = ROOT / "src" / "contextwise"
 DOMAIN = "contextwise"
-TRANSLATED_LOCALES = ("fr", "zh")
-BABEL_LOCALE = {"fr": "fr", "zh": "zh_Hans_CN"}
 KEYWORDS = {"N_": None, "NP_": (1, 2)}
 HEADER = "Translations of the contextwise error messages."
 
@@ -35,7 +35,7 @@ HEADER = "Translations of the contextwise error messages."
 def new_catalog(locale: str | None = None, domain: str = DOMAIN) -> Catalog:
     """Return an empty catalog with the project's header fields."""
     return Catalog(
-        locale=BABEL_LOCALE.get(locale or "", locale),
+        locale=languages.babel_locale(locale) if locale else None,
         domain=domain,
         project="contextwise",
         version="0.1",
@@ -83,12 +83,12 @@ def render_po(catalog: Catalog, *, ignore_obsolete: bool = False) -> str:
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     """Read a ``.po`` or ``.pot`` file."""
     with path.open("rb") as handle:
-        return read_po(handle, locale=BABEL_LOCALE.get(locale or "", locale))
+        return read_po(handle, locale=languages.babel_locale(locale) if locale else None)
 
 
 def merge(template: Catalog, existing: Catalog | None, locale: str) -> Catalog:
     """Merge a template into a catalog: new entries added, changed ones fuzzy, old kept."""
-    catalog = existing if existing is not None else new_catalog(locale, template.domain)
+    catalog = existing if existing is not None else new_catalog(locale, template.domain or DOMAIN)
     catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
     catalog.fuzzy = False  # the header is written by us, not a guessed translation
     return catalog
@@ -143,8 +143,39 @@ def domains() -> Iterable[str]:
     return sorted(path.stem for path in LOCALES.glob("*.pot"))
 
 
+def catalog_problems(
+    domain: str, root: Path = ROOT, locales: Iterable[str] | None = None
+) -> list[str]:
+    """What keeps a domain's catalogs from release in every translated language (or ``locales``).
+
+    A missing catalog, a template message not merged yet, an untranslated or fuzzy entry.
+    """
+    pot = root / "locales" / f"{domain}.pot"
+    template_ids = {m.id for m in read_catalog(pot) if m.id} if pot.is_file() else set()
+    found: list[str] = []
+    for locale in languages.translated() if locales is None else locales:
+        path = root / "locales" / locale / "LC_MESSAGES" / f"{domain}.po"
+        if not path.is_file():
+            found.append(f"{path.relative_to(root)} is missing")
+            continue
+        catalog = read_catalog(path, locale)
+        missing = template_ids - {message.id for message in catalog if message.id}
+        found.extend(f"{locale}: missing: {msgid!r}" for msgid in sorted(map(str, missing)))
+        found.extend(problems(catalog, locale))
+    return found
+
+
+def check(root: Path = ROOT) -> list[str]:
+    """What keeps the error catalogs from release: a stale template, then the catalogs' problems."""
+    pot = root / "locales" / f"{DOMAIN}.pot"
+    found: list[str] = []
+    if not pot.is_file() or pot.read_text(encoding="utf-8") != render_po(extract_catalog()):
+        found.append(f"{pot.relative_to(root)} is stale: run python -m tools.i18n.catalogs extract")
+    return found + catalog_problems(DOMAIN, root)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("command", choices=["extract", "update", "compile", "check"])
     args = parser.parse_args(argv)
     pot = LOCALES / f"{DOMAIN}.pot"
@@ -154,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "update":
         template = read_catalog(pot)
-        for locale in TRANSLATED_LOCALES:
+        for locale in languages.translated():
             path = po_path(locale)
             existing = read_catalog(path, locale) if path.is_file() else None
             changed = write_if_changed(path, render_po(merge(template, existing, locale)))
@@ -162,25 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "compile":
         for domain in domains():
-            for locale in TRANSLATED_LOCALES:
+            for locale in languages.translated():
                 path = po_path(locale, domain)
                 if path.is_file():
                     compile_catalog(read_catalog(path, locale), path.with_suffix(".mo"))
         return 0
-    found: list[str] = []
-    if not pot.is_file() or pot.read_text(encoding="utf-8") != render_po(extract_catalog()):
-        found.append(f"{pot.relative_to(ROOT)} is stale: run tools/i18n/catalogs.py extract")
-    for locale in TRANSLATED_LOCALES:
-        path = po_path(locale)
-        if not path.is_file():
-            found.append(f"{path.relative_to(ROOT)} is missing")
-            continue
-        catalog = read_catalog(path, locale)
-        template = read_catalog(pot) if pot.is_file() else []
-        template_ids = {message.id for message in template if message.id}
-        missing = template_ids - {message.id for message in catalog if message.id}
-        found.extend(f"{locale}: missing: {msgid!r}" for msgid in sorted(map(str, missing)))
-        found.extend(problems(catalog, locale))
+    found = check()
     for line in found:
         print(line)
     return 1 if found else 0

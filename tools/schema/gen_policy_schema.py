@@ -1,7 +1,7 @@
 """Generate docs/en/schema/context-policy.schema.json, or check that it is fresh.
 
-python tools/schema/gen_policy_schema.py           # write the schema when it changed
-python tools/schema/gen_policy_schema.py --check   # exit 1 when the file is stale
+python -m tools.schema.gen_policy_schema           # write the schema when it changed
+python -m tools.schema.gen_policy_schema --check   # exit 1 when the file is stale
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 from contextwise.policy import context_policy_json_schema
+from tools.i18n import languages
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = ROOT / "docs" / "en" / "schema" / "context-policy.schema.json"
+SCHEMA_PATH = ROOT / "docs" / languages.source() / "schema" / "context-policy.schema.json"
 
 
 def render() -> str:
@@ -38,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         if is_fresh():
             return 0
-        print(f"stale: {SCHEMA_PATH.relative_to(ROOT)}; run {Path(__file__).name}", file=sys.stderr)
+        stale = SCHEMA_PATH.relative_to(ROOT)
+        print(f"stale: {stale}; run python -m tools.schema.gen_policy_schema", file=sys.stderr)
         return 1
     if not is_fresh():
         SCHEMA_PATH.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""The reference generator behind ``tools/docs/gen_sdk_reference.py``.
+"""The reference generator behind ``python -m tools.docs.gen_sdk_reference``.
 
 - :mod:`sdkref.collect` reads a package with griffe (and asks pydantic at run time);
 - :mod:`sdkref.model` is the language-independent result: pages made of messages;

@@ -9,13 +9,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import catalogs
 from babel.messages.catalog import Catalog
 
-from sdkref.labels import LABELS
-from sdkref.model import Block, ClassDoc, Example, Function, Msg, Page, Reference
-from sdkref.render import Translate, english
-from sdkref.stats import status
+from tools.docs.sdkref.labels import labels
+from tools.docs.sdkref.model import (
+    Block,
+    ClassDoc,
+    Example,
+    FieldDoc,
+    Function,
+    Member,
+    Msg,
+    Page,
+    PropertyDoc,
+    Reference,
+)
+from tools.docs.sdkref.render import Translate, english
+from tools.docs.sdkref.stats import status
+from tools.i18n import catalogs
 
 DOMAIN = "reference"
 HEADER = (
@@ -48,7 +59,8 @@ def _function(fn: Function) -> Iterator[Msg]:
 
 def _class(cls: ClassDoc) -> Iterator[Msg]:
     yield from _blocks(cls.description)
-    for entry in (*cls.members, *cls.fields, *cls.properties):
+    entries: list[Member | FieldDoc | PropertyDoc] = [*cls.members, *cls.fields, *cls.properties]
+    for entry in entries:
         if entry.description is not None:
             yield entry.description
     if cls.constructor is not None:
@@ -75,7 +87,7 @@ def messages(reference: Reference) -> list[tuple[str, Msg]]:
     for page in reference.pages:
         for msg in page_messages(page):
             found.setdefault((msg.context, msg.text), (page.slug, msg))
-    for key, text in LABELS.items():
+    for key, text in labels().items():
         msg = Msg(f"label:{key}", text)
         found.setdefault((msg.context, msg.text), ("label", msg))
     return list(found.values())
@@ -88,7 +100,8 @@ def template(reference: Reference, found: list[tuple[str, Msg]]) -> Catalog:
     catalog.header_comment = HEADER
     for page, msg in found:
         location = sources.get(page, LABELS_SOURCE)
-        catalog.add(msg.text, context=msg.context, locations=[(location, None)])
+        # Babel writes a location without a line number; its annotation asks for one.
+        catalog.add(msg.text, context=msg.context, locations=[(location, None)])  # type: ignore[list-item]
     return catalog
 
 
@@ -109,8 +122,9 @@ def translator(catalog: Catalog | None) -> Translate:
         if status(catalog, msg) != "translated":
             return msg.text, True
         entry = catalog.get(msg.text, context=msg.context or None)
-        string = entry.string
-        return (string[0] if isinstance(string, list | tuple) else string), False
+        string = entry.string if entry is not None else None
+        text = string[0] if isinstance(string, list | tuple) else string
+        return (text, False) if isinstance(text, str) else (msg.text, True)
 
     return translate
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
+import importlib.util
 import logging
 import re
 import sys
@@ -24,7 +25,7 @@ from typing import Any
 
 import griffe
 
-from sdkref.model import (
+from tools.docs.sdkref.model import (
     AttributeDoc,
     Block,
     ClassDoc,
@@ -44,12 +45,12 @@ from sdkref.model import (
     TypeExpr,
 )
 
-DOCSTRING_OPTIONS: dict[str, Any] = {
-    "returns_multiple_items": False,
-    "warn_unknown_params": True,
-    "warn_missing_types": True,
-    "trim_doctest_flags": True,
-}
+DOCSTRING_OPTIONS = griffe.GoogleOptions(
+    returns_multiple_items=False,
+    warn_unknown_params=True,
+    warn_missing_types=True,
+    trim_doctest_flags=True,
+)
 """Google-style parsing: a Returns section is one item (its ``Word:`` prefix is put back)."""
 
 SIGNATURE_WIDTH = 88
@@ -190,16 +191,26 @@ class Collector:
         return Reference(self.package, pages, self.targets)
 
     def _import(self) -> Any:
-        """Import the package from ``src``, even if a same-named one was imported from elsewhere."""
+        """Import the package from ``src``, even if a same-named one was imported from elsewhere.
+
+        The package is loaded from its own folder by file location, so ``sys.path`` is left as
+        it is: the fixture package of the tests is imported without being installed.
+        """
         loaded = sys.modules.get(self.package)
-        if loaded is not None and not Path(loaded.__file__ or "").is_relative_to(self.src):
-            for name in [n for n in sys.modules if n.split(".")[0] == self.package]:
-                del sys.modules[name]
-        if str(self.src) in sys.path:
-            sys.path.remove(str(self.src))
-        sys.path.insert(0, str(self.src))
-        importlib.invalidate_caches()
-        return importlib.import_module(self.package)
+        if loaded is not None and Path(loaded.__file__ or "").is_relative_to(self.src):
+            return loaded
+        for name in [n for n in sys.modules if n.split(".")[0] == self.package]:
+            del sys.modules[name]
+        init = self.src / self.package / "__init__.py"
+        spec = importlib.util.spec_from_file_location(
+            self.package, init, submodule_search_locations=[str(init.parent)]
+        )
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot import {self.package} from {init}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[self.package] = module
+        spec.loader.exec_module(module)
+        return module
 
     def _runtime(self, path: str) -> Any:
         module_path, _, name = path.rpartition(".")
@@ -223,12 +234,12 @@ class Collector:
             name = str(export)
             if name.startswith("_"):
                 continue
-            target = self.module[name]
-            target = target.final_target if target.is_alias else target
+            exported = self.module[name]
+            target = exported.final_target if exported.is_alias else exported
             parts = target.path.split(".")
             if len(parts) < 3 or parts[0] != self.package:
                 continue
-            grouped.setdefault(parts[1], []).append((name, target))
+            grouped.setdefault(self._page_of(exported, parts[1]), []).append((name, target))
         # Every documented name is known before any page is built, so that links and inherited
         # descriptions can point to a page built later.
         for slug, members in grouped.items():
@@ -242,10 +253,24 @@ class Collector:
                 self.targets[name] = Target(slug, name)
         return [self._page(slug, members) for slug, members in sorted(grouped.items())]
 
+    def _page_of(self, exported: Any, module: str) -> str:
+        """The page of an exported name: the public module that defines it.
+
+        A name defined in a private module (``_translation``) is documented on the page of the
+        public module that the package root imports it from (``i18n``), where readers look.
+        """
+        if not module.startswith("_") or not exported.is_alias:
+            return module
+        parts = str(exported.target_path).split(".")
+        return parts[1] if len(parts) > 2 and not parts[1].startswith("_") else module
+
     def _page(self, slug: str, members: list[tuple[str, Any]]) -> Page:
         module = self.module.members[slug]
-        is_package = module.filepath.name == "__init__.py"
-        folder = module.filepath.parent if is_package else module.filepath
+        filepath = module.filepath
+        if not isinstance(filepath, Path):
+            raise GriffeWarningsError([f"{module.path}: a namespace package has no page"])
+        is_package = filepath.name == "__init__.py"
+        folder = filepath.parent if is_package else filepath
         source = folder.relative_to(self.root).as_posix() + ("/" if is_package else "")
         page = Page(
             slug=slug,
@@ -387,7 +412,7 @@ class Collector:
     def function(
         self, fn: Any, path: str, anchor: str, heading: str, *, method: bool = False
     ) -> Function:
-        doc = self.doc(fn, path)
+        doc = self.with_async_twin(fn, path, self.doc(fn, path))
         parameters = list(fn.parameters)
         if method and "staticmethod" not in fn.labels and parameters:
             parameters = parameters[1:]
@@ -421,6 +446,29 @@ class Collector:
             heading=heading,
         )
         return result
+
+    def with_async_twin(self, fn: Any, path: str, doc: Doc) -> Doc:
+        """Fill a sync function's missing Args, Returns and Raises from its async twin.
+
+        The twin of ``X`` is ``aX`` beside it (in the same module or class): ``route`` and
+        ``aroute``, ``prepare_step`` and ``aprepare_step``. A sync face's docstring is a summary
+        and an example; what it takes, returns and raises is written once, on the async twin, and
+        the messages keep the twin's context, so a translator sees each text once.
+        """
+        if "async" in fn.labels or fn.parent is None:
+            return doc
+        twin = fn.parent.members.get(f"a{fn.name}")
+        if twin is None or twin.is_alias or twin.kind is not griffe.Kind.FUNCTION:
+            return doc
+        if "async" not in twin.labels:
+            return doc
+        twin_doc = self.doc(twin, f"{path.rpartition('.')[0]}.a{fn.name}")
+        return dataclasses.replace(
+            doc,
+            params=doc.params or twin_doc.params,
+            returns=doc.returns or twin_doc.returns,
+            raises=doc.raises or twin_doc.raises,
+        )
 
     def _param(self, param: Any, doc: Doc) -> Param:
         variadic = param.kind in (_KINDS.var_positional, _KINDS.var_keyword)
@@ -464,7 +512,7 @@ class Collector:
             messages = runtime.__dict__.get("messages")
             if isinstance(messages, Mapping):
                 result.error_codes = [
-                    ErrorCode(code, getattr(text, "singular", text))
+                    ErrorCode(code, str(getattr(text, "singular", text)))
                     for code, text in messages.items()
                 ]
         if kind == "enum":

@@ -1,9 +1,14 @@
 """The page labels of the reference, in English; each is a message with context ``label:<key>``.
 
-Placeholders in braces are filled by the renderer; a translation must keep them as they are.
+Placeholders in braces are filled by the renderer; a translation must keep them as they are. The
+names of the translated languages (``lang:<code>``) are not written here: :func:`labels` adds one
+per language of :data:`contextwise.i18n.LANGUAGES`, in English from CLDR, for translators to
+translate like the others.
 """
 
 from __future__ import annotations
+
+from tools.i18n import languages
 
 LABELS: dict[str, str] = {
     # Every page
@@ -84,6 +89,17 @@ LABELS: dict[str, str] = {
     "col:fuzzy": "Fuzzy",
     "col:untranslated": "Untranslated",
     "col:coverage": "Coverage",
-    "lang:fr": "French",
-    "lang:zh": "Chinese (Simplified)",
 }
+
+
+def labels() -> dict[str, str]:
+    """Every page label: the fixed ones, then the name of each translated language."""
+    names = {f"lang:{code}": languages.english_name(code) for code in languages.translated()}
+    return LABELS | names
+
+
+def english(key: str) -> str:
+    """The English text of one label."""
+    if key.startswith("lang:"):
+        return languages.english_name(key.removeprefix("lang:"))
+    return LABELS[key]

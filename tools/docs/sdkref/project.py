@@ -6,32 +6,40 @@ disagree with what ``render`` would write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import catalogs
 from babel.messages.catalog import Catalog
 
-from sdkref import catalog
-from sdkref.collect import collect
-from sdkref.model import Msg, Reference
-from sdkref.render import Renderer, english
-from sdkref.stats import Coverage, coverage
+from tools.docs.sdkref import catalog
+from tools.docs.sdkref.collect import collect
+from tools.docs.sdkref.model import Msg, Reference
+from tools.docs.sdkref.render import Renderer, Translate, english
+from tools.docs.sdkref.stats import Coverage, coverage
+from tools.i18n import catalogs, languages
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
 class Project:
-    """Where a package's sources, catalogs and docs live (the repository layout)."""
+    """Where a package's sources, catalogs and docs live (the repository layout).
+
+    ``languages`` defaults to the codes of :data:`contextwise.i18n.LANGUAGES` when the project is
+    created, the source language first.
+    """
 
     root: Path = ROOT
     package: str = "contextwise"
-    languages: tuple[str, ...] = ("en", "fr", "zh")
+    languages: tuple[str, ...] = field(default_factory=languages.codes)
+
+    @property
+    def source(self) -> str:
+        return self.languages[0]
 
     @property
     def translated(self) -> tuple[str, ...]:
-        return tuple(language for language in self.languages if language != "en")
+        return self.languages[1:]
 
     @property
     def src(self) -> Path:
@@ -74,9 +82,9 @@ def generate(project: Project) -> tuple[State, dict[Path, str]]:
     state = load(project)
     files: dict[Path, str] = {project.pot: catalog.render_template(state.reference, state.messages)}
     for language in project.languages:
-        if language == "en":
-            translate, errors = english, english
-        else:
+        translate: Translate = english
+        errors: Translate = english
+        if language != project.source:
             translate = catalog.translator(state.catalogs[language])
             errors = catalog.translator(
                 catalog.read(project.po(language, project.package), language)

@@ -1,6 +1,8 @@
 """Render the reference model as Markdown pages in one language.
 
 Pure functions of the model, a translator and the catalog statistics: same input, same text.
+A :class:`Renderer` is frozen: rendering a page never changes it, so pages can be rendered in any
+order (or in parallel) and each comes out the same.
 The pages are plain Markdown with two additions that MkDocs understands without plugins: heading
 ids written ``{#id}`` (``attr_list``) and ``<code>`` cells whose links are Markdown links, so that
 ``mkdocs build --strict`` validates every one of them.
@@ -10,12 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from babel import Locale
 from babel.numbers import format_decimal, format_percent
 
-from sdkref.labels import LABELS
-from sdkref.model import (
+from tools.docs.sdkref import labels
+from tools.docs.sdkref.model import (
     AttributeDoc,
     Block,
     ClassDoc,
@@ -28,7 +31,8 @@ from sdkref.model import (
     Target,
     TypeExpr,
 )
-from sdkref.stats import Coverage
+from tools.docs.sdkref.stats import Coverage
+from tools.i18n import languages
 
 Translate = Callable[[Msg], tuple[str, bool]]
 """Return a message's text in the page's language and whether it is the English fallback."""
@@ -36,7 +40,6 @@ Translate = Callable[[Msg], tuple[str, bool]]
 MARKER = "*(EN)*"
 """Shown before a text that falls back to English on a French or Chinese page."""
 
-BABEL_LOCALE = {"en": "en", "fr": "fr", "zh": "zh_Hans_CN"}
 
 _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|data|exc|mod|obj|const|type):`(~?)([^`]+)`")
 _LITERAL = re.compile(r"``(.+?)``")
@@ -62,21 +65,19 @@ def english(msg: Msg) -> tuple[str, bool]:
     return msg.text, False
 
 
+@dataclass(frozen=True)
 class Renderer:
-    """Renders the pages of one language; ``errors`` translates the error-code messages."""
+    """Renders the pages of one language; ``errors`` translates the error-code messages.
 
-    def __init__(
-        self,
-        reference: Reference,
-        language: str,
-        translate: Translate = english,
-        errors: Translate = english,
-    ) -> None:
-        self.reference = reference
-        self.language = language
-        self.translate = translate
-        self.errors = errors
-        self.slug = ""
+    ``slug`` is the page being written (links to its own anchors stay on the page); the page
+    methods render from a copy that carries it, never by changing this renderer.
+    """
+
+    reference: Reference
+    language: str
+    translate: Translate = english
+    errors: Translate = english
+    slug: str = ""
 
     # -- text ----------------------------------------------------------------------------------
 
@@ -87,16 +88,18 @@ class Renderer:
 
     def label(self, key: str, **params: str) -> str:
         """A page label; a translation that breaks its placeholders falls back to English."""
-        value, fallback = self.translate(Msg(f"label:{key}", LABELS[key]))
+        english_text = labels.english(key)
+        value, fallback = self.translate(Msg(f"label:{key}", english_text))
         try:
             text = value.format(**params)
         except (KeyError, IndexError, ValueError):
-            text, fallback = LABELS[key].format(**params), True
+            text, fallback = english_text.format(**params), True
         return f"{MARKER} {text}" if fallback else text
 
     def bold(self, key: str) -> str:
-        value, fallback = self.translate(Msg(f"label:{key}", LABELS[key]))
-        return f"{MARKER} **{LABELS[key]}**" if fallback else f"**{value}**"
+        english_text = labels.english(key)
+        value, fallback = self.translate(Msg(f"label:{key}", english_text))
+        return f"{MARKER} **{english_text}**" if fallback else f"**{value}**"
 
     def link(self, target: Target) -> str:
         page = "" if target.slug == self.slug else f"{target.slug}.md"
@@ -177,7 +180,9 @@ class Renderer:
     # -- pages ---------------------------------------------------------------------------------
 
     def page(self, page: Page) -> str:
-        self.slug = page.slug
+        return replace(self, slug=page.slug)._page(page)
+
+    def _page(self, page: Page) -> str:
         out = [f"# {page.title}", ""]
         out += [self.label("source", path=f"`{page.source}`"), ""]
         out += [f"> {self.label('notice')}", ""]
@@ -311,7 +316,9 @@ class Renderer:
         return out
 
     def index(self) -> str:
-        self.slug = "index"
+        return replace(self, slug="index")._index()
+
+    def _index(self) -> str:
         out = [f"# {self.label('index:title')}", ""]
         out += [f"> {self.label('notice')}", ""]
         out += [self.label("index:intro"), ""]
@@ -325,7 +332,9 @@ class Renderer:
         return _finish(out)
 
     def status(self, coverage: Sequence[Coverage]) -> str:
-        self.slug = "translation-status"
+        return replace(self, slug="translation-status")._status(coverage)
+
+    def _status(self, coverage: Sequence[Coverage]) -> str:
         out = [f"# {self.label('status:title')}", ""]
         out += [f"> {self.label('notice')}", ""]
         out += [self.label("status:intro"), ""]
@@ -358,11 +367,11 @@ class Renderer:
         return _finish(out)
 
     def number(self, value: int) -> str:
-        return format_decimal(value, locale=BABEL_LOCALE[self.language])
+        return format_decimal(value, locale=languages.babel_locale(self.language))
 
     def percent(self, ratio: float) -> str:
         """A percentage with one decimal, spaced and signed as the language writes it."""
-        locale = Locale.parse(BABEL_LOCALE[self.language])
+        locale = Locale.parse(languages.babel_locale(self.language))
         pattern = locale.percent_formats[None].pattern.replace("#,##0", "#,##0.0")
         return format_percent(ratio, pattern, locale=locale)
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from babel.messages.catalog import Catalog
 
-from sdkref.model import Msg
+from tools.docs.sdkref.model import Msg
 
 Status = Literal["translated", "fuzzy", "untranslated"]
 

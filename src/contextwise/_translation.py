@@ -1,0 +1,201 @@
+"""The translation machinery under ``errors.py`` and ``i18n.py``: languages, messages, catalogs.
+
+This module imports nothing from contextwise, so that both the errors (which render their
+messages through it) and the public locale functions of :mod:`contextwise.i18n` (which raise
+those errors) can build on it without importing each other. Its public names are re-exported and
+documented by :mod:`contextwise.i18n`.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+import re
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Literal, NamedTuple, TypeAlias
+
+from babel.lists import format_list
+from babel.numbers import format_decimal
+
+# The type of a language code. A type checker cannot read a tuple's values, so a new language is
+# added here and to LANGUAGES below; ``Language.code`` is typed with it, so mypy keeps them in step.
+Locale: TypeAlias = Literal["en", "fr", "zh"]
+"""One of the three supported locales."""
+
+
+class Language(NamedTuple):
+    """One language contextwise speaks: its messages, its reference pages and its site.
+
+    Attributes:
+        code: The short code used in catalogs, folders and URLs, such as ``"fr"``.
+        babel_locale: The Babel (CLDR) locale that formats numbers and lists, such as
+            ``"zh_Hans_CN"``.
+        native_name: The language's name in itself, as the site's language switcher shows it.
+    """
+
+    code: Locale
+    babel_locale: str
+    native_name: str
+
+
+LANGUAGES: tuple[Language, ...] = (
+    Language("en", "en", "English"),
+    Language("fr", "fr", "Français"),
+    Language("zh", "zh_Hans_CN", "简体中文"),
+)
+"""The languages of contextwise, English (the source language) first.
+
+The one list the project reads: the error catalogs, the reference generator, the translation gate
+and the site configuration's check all follow it.
+
+Examples:
+    >>> [language.code for language in LANGUAGES]
+    ['en', 'fr', 'zh']
+"""
+
+SUPPORTED_LOCALES: tuple[Locale, ...] = tuple(language.code for language in LANGUAGES)
+"""The supported locales, English first."""
+
+DOMAIN = "contextwise"
+"""The gettext domain of the error messages."""
+
+current_locale: ContextVar[Locale] = ContextVar("contextwise_locale", default="en")
+"""The default locale of the current context (the only module-level mutable state)."""
+
+_SEPARATORS = re.compile(r"[-_.@\s]+")
+
+
+class Message(NamedTuple):
+    """A translatable message: a gettext msgid, or a singular/plural pair chosen by a count.
+
+    Attributes:
+        singular: The msgid, with named placeholders such as ``{tokens}``.
+        plural: The plural msgid, or ``None`` for a message without plural forms.
+        count_by: The name of the parameter whose value chooses the plural form.
+    """
+
+    singular: str
+    plural: str | None = None
+    count_by: str | None = None
+
+
+def N_(message: str) -> Message:
+    """Mark a message for extraction into the catalog without translating it yet."""
+    return Message(message)
+
+
+def NP_(singular: str, plural: str, count: str) -> Message:
+    """Mark a singular/plural pair for extraction; ``count`` names the deciding parameter."""
+    return Message(singular, plural, count)
+
+
+def match_locale(value: object) -> Locale | None:
+    """Return the supported locale that a locale name designates, or ``None``.
+
+    Only the language subtag decides (``fr_FR``, ``zh-Hans``, ``EN``...); Chinese means Simplified
+    Chinese.
+    """
+    if isinstance(value, str):
+        language = _SEPARATORS.split(value.strip(), maxsplit=1)[0].lower()
+        for supported in SUPPORTED_LOCALES:
+            if language == supported:
+                return supported
+    return None
+
+
+def babel_locale(locale: str) -> str:
+    """Return the Babel locale of a language code (the code itself for an unknown one)."""
+    for language in LANGUAGES:
+        if language.code == locale:
+            return language.babel_locale
+    return locale
+
+
+def locales_dir() -> Path:
+    """Return the folder holding the catalogs: inside an installed wheel, or the source checkout."""
+    packaged = Path(str(resources.files("contextwise"))) / "locales"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "locales"
+
+
+@lru_cache(maxsize=16)
+def translations(locale: Locale, domain: str = DOMAIN) -> _gettext.NullTranslations:
+    """Return the gettext translations of a domain in a locale.
+
+    A compiled ``.mo`` file is preferred; in a source checkout without one, the ``.po`` file is read
+    with Babel. A missing or broken catalog gives English, never an exception.
+    """
+    if locale == "en":
+        return _gettext.NullTranslations()
+    folder = locales_dir() / locale / "LC_MESSAGES"
+    try:
+        mo = folder / f"{domain}.mo"
+        if mo.is_file():
+            with mo.open("rb") as handle:
+                return _gettext.GNUTranslations(handle)
+        po = folder / f"{domain}.po"
+        if po.is_file():
+            return _po_translations(po, locale)
+    except Exception:  # noqa: BLE001 - a broken catalog must never turn into a crash
+        pass
+    return _gettext.NullTranslations()
+
+
+def _po_translations(path: Path, locale: Locale) -> _gettext.NullTranslations:
+    import io
+
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=babel_locale(locale))
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return _gettext.GNUTranslations(buffer)
+
+
+def format_value(value: object, locale: Locale) -> str:
+    """Format one message parameter for a locale: numbers with its separators, lists joined."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        try:
+            return format_decimal(value, locale=babel_locale(locale))
+        except ArithmeticError:  # Babel's decimal context stops at 28 digits; keep the number
+            return str(value)
+    if isinstance(value, list | tuple) and not isinstance(value, str):
+        items = [format_value(item, locale) for item in value]
+        return format_list(items, locale=babel_locale(locale)) if items else "-"
+    return str(value)
+
+
+def translate(message: Message, params: Mapping[str, object], locale: Locale) -> str:
+    """Translate and fill a message; any catalog fault falls back to the English text."""
+    english = _fill(_choose(message, params, _gettext.NullTranslations()), params, "en")
+    if locale == "en":
+        return english
+    try:
+        return _fill(_choose(message, params, translations(locale)), params, locale)
+    except Exception:  # noqa: BLE001 - a broken translation falls back to English
+        return english
+
+
+def _choose(
+    message: Message, params: Mapping[str, object], catalog: _gettext.NullTranslations
+) -> str:
+    if message.plural is None:
+        return catalog.gettext(message.singular)
+    count = params.get(message.count_by or "", 0)
+    if isinstance(count, Sequence) and not isinstance(count, str):
+        count = len(count)
+    number = int(count) if isinstance(count, int | float) else 0
+    return catalog.ngettext(message.singular, message.plural, number)
+
+
+def _fill(template: str, params: Mapping[str, object], locale: Locale) -> str:
+    return template.format_map({key: format_value(value, locale) for key, value in params.items()})

@@ -1,0 +1,1 @@
+"""The documentation tools: the reference generator and the MkDocs hook."""

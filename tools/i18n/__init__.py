@@ -1,0 +1,1 @@
+"""The gettext catalogs of the error messages (domain ``contextwise``)."""

@@ -1,0 +1,1 @@
+"""The JSON Schema of the context policy, generated from its pydantic models."""
