@@ -18,7 +18,7 @@ from contextwise import (
     tool_result_ids,
 )
 from contextwise._align import align, common_subsequence
-from test_policy_histories import histories
+from support.histories import histories
 
 
 def lcs_length(old: list[Any], new: list[Any]) -> int:

@@ -20,7 +20,7 @@ from contextwise import (
     RoutingConfigurationError,
     process_context,
 )
-from test_routing_support import FakeProvider, chained, context, make_routing, raising
+from support.routing import FakeProvider, chained, context, make_routing, raising
 
 REQUEST = httpx.Request("POST", "https://decisions.example/v1/chat/completions")
 

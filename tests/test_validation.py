@@ -18,6 +18,7 @@ from contextwise import (
     RoutingContext,
     process_context,
 )
+from support.errors import assert_translated
 
 
 def _problems(data: Any) -> list[tuple[str, str | None]]:
@@ -187,6 +188,34 @@ def test_every_field_code_renders_its_path_in_french_and_chinese() -> None:
             assert rendered != english and field in rendered, (caught.value.code, locale)
 
 
+def test_every_field_code_is_translated_with_its_parameters() -> None:
+    cases: list[Any] = [
+        {"mode": "reduce", "colour": 1},
+        {"mode": "reduce", "triggerChars": 1, "trigger_chars": 1},
+        {},
+        {"mode": "reduce", "triggerChars": "9"},
+        {"mode": "reduce", "trigger_chars": -1},
+        {"mode": "reduce", "selection": {"mode": "model", "model": "m", "timeout": 1e999}},
+        {"mode": "reduce", "steps": [{"kind": "trim", "id": " ", "fragmentId": "h"}]},
+        {"mode": "reduce", "selection": {"mode": "fixed", "steps": []}},
+        {"mode": "shrink"},
+    ]
+    seen = set()
+    for data in cases:
+        with pytest.raises(PolicyConfigurationError) as caught:
+            ContextPolicy.model_validate(data)
+        assert_translated(caught.value.problems[0])
+        seen.add(caught.value.code)
+    with pytest.raises(PolicyConfigurationError) as caught:
+        ContextPolicy.from_json("{")
+    assert_translated(caught.value)
+    seen.add(caught.value.code)
+    assert seen == {
+        "unknown_key", "duplicate_key", "missing_key", "wrong_type", "out_of_range",
+        "not_finite", "blank_value", "too_few_items", "invalid_choice", "invalid_json",
+    }
+
+
 def test_model_specs_are_strict_and_coded() -> None:
     cases: list[tuple[dict[str, Any], str, str]] = [
         ({"name": "m", "window": "32000"}, "wrong_type", "window"),
@@ -222,6 +251,22 @@ def test_a_routing_context_rejects_none_for_its_lists(field: str) -> None:
     assert (caught.value.code, caught.value.params["name"]) == ("not_a_collection", field)
     with pytest.raises(InvalidTypeError):
         RoutingContext(step=1, model="m", **{field: ["not a mapping"]})
+
+
+def test_openai_provider_settings_are_checked() -> None:
+    from contextwise import OpenAIDecisionProvider
+
+    for settings, code in (
+        ({"timeout": -1}, "invalid_timeout"),
+        ({"timeout": float("nan")}, "invalid_timeout"),
+        ({"max_retries": -1}, "out_of_range"),
+        ({"max_retries": "2"}, "wrong_type"),
+        ({"temperature": 3}, "out_of_range"),
+        ({"name": " "}, "blank_value"),
+    ):
+        with pytest.raises(RoutingConfigurationError) as caught:
+            OpenAIDecisionProvider(api_key="test", **settings)  # type: ignore[arg-type]
+        assert caught.value.code == code
 
 
 def test_validation_errors_are_contextwise_errors_and_value_errors() -> None:

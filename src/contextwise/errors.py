@@ -168,6 +168,12 @@ def _rebuild(
 class InvalidValueError(ContextwiseError, ValueError):
     """A value is out of range or malformed: a negative size, a NaN, a duplicate id, a bad level.
 
+    It also holds the field-validation codes that every configuration error raises for a policy
+    file, a model spec, a question or a decision response: ``unknown_key``, ``duplicate_key``,
+    ``missing_key``, ``wrong_type``, ``out_of_range``, ``not_finite``, ``blank_value``,
+    ``too_few_items``, ``too_many_items``, ``invalid_choice``, ``invalid_json`` and
+    ``invalid_value``, each with the ``field`` path and the offending ``value``.
+
     Examples:
         >>> from contextwise import ContextBudget, InvalidValueError
         >>> try:
@@ -658,9 +664,12 @@ class PolicyConfigurationError(InvalidValueError):
     :func:`~contextwise.policy.validate_context_policy` and
     :func:`~contextwise.policy.process_context` raise it: for a rule of the policy itself (unique
     step ids, a trigger above its target...), and for a compressor, app or fragment that a step
-    names but the application does not supply. Constructing a
-    :class:`~contextwise.policy.ContextPolicy` that breaks a rule raises a pydantic
-    ``ValidationError`` whose underlying error is this one.
+    names but the application does not supply. Reading or constructing a
+    :class:`~contextwise.policy.ContextPolicy` raises it too, for every problem of the file: an
+    unknown key (``unknown_key``), one key in both spellings (``duplicate_key``), a wrong type
+    (``wrong_type``), a value out of range (``out_of_range``), a missing key (``missing_key``),
+    invalid JSON or TOML (``invalid_json``, ``invalid_toml``)... with the ``field`` path and the
+    offending ``value``; its ``problems`` list them all.
 
     Examples:
         >>> from contextwise import ContextPolicy, PolicyConfigurationError, validate_context_policy
@@ -677,11 +686,6 @@ class PolicyConfigurationError(InvalidValueError):
     """
 
     messages: ClassVar[Mapping[str, Message]] = {
-        "invalid_policy": NP_(
-            "The context policy has {count} problem.",
-            "The context policy has {count} problems.",
-            "count",
-        ),
         "duplicate_step_id": N_("The step id '{step_id}' appears more than once in the policy."),
         "trigger_not_above_target": N_(
             "{trigger_name} ({trigger}) must be greater than {target_name} ({target})."
