@@ -65,7 +65,10 @@ def test_a_floor_that_stops_above_the_target_is_a_shortfall_and_a_warning(
     [record] = caplog.records
     assert record.name == "contextwise.policy" and record.levelno == logging.WARNING
     assert record.shortfall_chars == 30  # type: ignore[attr-defined]
-    assert "30 characters over a target of 50" in record.getMessage()
+    assert record.getMessage() == (
+        f"context policy ({mode}) stopped above its target: 80 characters for a target of 50 "
+        "(30 over)"
+    )
 
 
 def test_a_token_shortfall_is_reported_in_tokens() -> None:

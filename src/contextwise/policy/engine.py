@@ -327,14 +327,21 @@ def _core(
 
 def _warn_shortfall(report: ContextProcessingReport, limits: Limits) -> None:
     # The log is in English for operators, like the routing records; the report holds the numbers.
+    missed = []
+    if report.shortfall_chars:
+        missed.append(
+            f"{report.after_chars} characters for a target of {limits.target_chars} "
+            f"({report.shortfall_chars} over)"
+        )
+    if report.shortfall_tokens and report.tokens is not None:
+        missed.append(
+            f"{report.tokens.after} tokens for a target of {limits.target_tokens} "
+            f"({report.shortfall_tokens} over)"
+        )
     logger.warning(
-        "context policy (%s) stopped above its targets: %d characters over a target of %s, "
-        "%d tokens over a target of %s",
+        "context policy (%s) stopped above its target: %s",
         report.mode,
-        report.shortfall_chars,
-        limits.target_chars,
-        report.shortfall_tokens,
-        limits.target_tokens,
+        "; ".join(missed),
         extra={
             "shortfall_chars": report.shortfall_chars,
             "shortfall_tokens": report.shortfall_tokens,
