@@ -37,6 +37,7 @@ bench: $(STAMP) catalogs
 	$(PY) benchmarks/bench_plan.py
 	$(PY) benchmarks/bench_trim.py
 	$(PY) benchmarks/bench_route.py
+	$(PY) benchmarks/bench_session.py
 
 clean:
 	rm -rf $(VENV) site build dist .mypy_cache .pytest_cache .ruff_cache

@@ -80,3 +80,12 @@ def site_url(built_site: BuiltSite) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[object]:
+    """A throwaway PostgreSQL server for the whole run (see ``tests/support/postgres.py``)."""
+    from support.postgres import throwaway_postgres
+
+    with throwaway_postgres() as server:
+        yield server

@@ -1,8 +1,9 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright, on 127.0.0.1.
 
 Checked: the three home pages, the language switcher from an English reference page to the same
-page in French and in Chinese, a Chinese search that returns results (jieba segmentation), and no
-JavaScript error on any page visited.
+page in French and in Chinese, a Chinese search that returns results (jieba segmentation), the
+Mermaid diagram of the architecture page drawn in every language with the site's own copy of
+Mermaid, and no JavaScript error on any page visited.
 
 Playwright's own browser is never downloaded: the test drives the system Chromium at its path.
 When Chromium or Playwright is missing the test is skipped, unless CONTEXTWISE_REQUIRE_BROWSER=1
@@ -145,6 +146,21 @@ def test_chinese_search_finds_pages(visit: Visit) -> None:
         "/zh/" in (a.get_attribute("href") or "")
         for a in page.locator(".md-search-result__item a").all()
     )
+
+
+@pytest.mark.parametrize("prefix", ["", "fr/", "zh/"])
+def test_the_architecture_diagram_is_drawn_from_the_site_itself(visit: Visit, prefix: str) -> None:
+    requested: list[str] = []
+    visit.page.on("request", lambda request: requested.append(request.url))
+    page = visit.open(f"{prefix}contributing/architecture/")
+    # Material replaces the diagram's source block with a drawing in a closed shadow root.
+    diagram = page.locator("div.mermaid")
+    diagram.wait_for(state="visible", timeout=20_000)
+    assert page.locator("pre.mermaid").count() == 0
+    box = diagram.bounding_box()
+    assert box is not None and box["height"] > 200, box
+    mermaid = [url for url in requested if "mermaid" in url]
+    assert mermaid and all(urlsplit(url).hostname == "127.0.0.1" for url in mermaid), mermaid
 
 
 @pytest.mark.parametrize(

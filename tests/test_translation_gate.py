@@ -56,6 +56,7 @@ def test_there_are_hand_written_pages() -> None:
         "guides/harness-step.md",
         "guides/errors-and-languages.md",
         "contributing/regenerating-the-reference.md",
+        "contributing/architecture.md",
         "glossary.md",
     ):
         assert required in names, f"docs/en/{required} is missing"

@@ -84,8 +84,13 @@ class Profile:
         return result
 
 
-def profile_messages(items: Sequence[Message]) -> Profile:
-    """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts."""
+def profile_messages(items: Sequence[Message], sizes: Sequence[int] | None = None) -> Profile:
+    """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts.
+
+    With ``sizes`` (each message's characters, measured earlier), nothing is measured again.
+    """
+    if sizes is not None and len(sizes) == len(items):
+        return profile_known(items, list(sizes))
     if items:
         try:
             # C-level passes: far faster than one Python-level walk per message.
@@ -102,6 +107,25 @@ def profile_messages(items: Sequence[Message]) -> Profile:
         except TypeError:
             pass  # not all dicts, or unhashable roles: the checked path below reports it
     sizes = [measure_message(message, index, None) for index, message in enumerate(items)]
+    return Profile(sizes, [message.get("role") for message in items], False)
+
+
+def profile_known(items: Sequence[Message], sizes: list[int]) -> Profile:
+    """The profile of messages whose sizes are known: only roles and plainness are read."""
+    get: Any = dict.get
+    try:
+        if items and set(map(len, items)) == {2}:
+            roles: list[object] = list(map(get, items, repeat("role")))
+            role_set = set(roles)
+            if (
+                None not in role_set
+                and role_set.isdisjoint(RESULT_ROLES)
+                and set(map(type, map(get, items, repeat("content")))) == {str}
+            ):
+                pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
+                return Profile(sizes, roles, True, pinned_roles)
+    except TypeError:
+        pass  # not all dicts: the general profile below
     return Profile(sizes, [message.get("role") for message in items], False)
 
 

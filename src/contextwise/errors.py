@@ -195,6 +195,15 @@ class InvalidValueError(ContextwiseError, ValueError):
             "The segment at index {index} has no '{field}'; every segment needs an id and a number "
             "of tokens."
         ),
+        "blank_session_id": N_("A session id must be a non-blank string, got {value}."),
+        "message_not_json": N_(
+            "The message at index {index} cannot be stored, because JSON cannot encode it: "
+            "{reason}."
+        ),
+        "unknown_change": N_(
+            "The session '{session_id}' has no change {change_id} with archived messages to "
+            "restore."
+        ),
         "unknown_segment_field": N_(
             "The segment at index {index} has an unknown key '{field}'; a segment accepts id, "
             "tokens, priority and required."
@@ -311,6 +320,13 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "not_a_history": N_(
             "The history file '{path}' must hold a list of fragments, an object with a "
             "'fragments' list, or a list of chat messages, got a value of type {type_name}."
+        ),
+        "unsupported_message_object": N_(
+            "The message at index {index} is a {type_name}; a session stores dicts that JSON can "
+            "encode, LangChain messages and pydantic-ai messages."
+        ),
+        "invalid_session_store": N_(
+            "store must be a session store such as SQLiteStore, got a value of type {type_name}."
         ),
     }
 
@@ -801,5 +817,53 @@ class PolicyStepError(ContextwiseError):
         ),
         "app_broke_tool_pairing": N_(
             "The app '{app}' of the step '{step_id}' separated a tool call from its results."
+        ),
+    }
+
+
+# --- Sessions ----------------------------------------------------------------------------------
+
+
+class SessionStoreError(ContextwiseError):
+    """A session store cannot be used: its layout is another version, or a library it needs is
+    missing, or the database refused the operation.
+
+    Examples:
+        >>> from contextwise import SessionStoreError
+        >>> err = SessionStoreError("session_schema_mismatch", found=7, expected=1)
+        >>> err.code, err.params
+        ('session_schema_mismatch', {'found': 7, 'expected': 1})
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "session_schema_mismatch": N_(
+            "The session store holds schema version {found}, but this version of contextwise "
+            "reads schema version {expected}."
+        ),
+        "store_dependency_missing": N_(
+            "{store} needs the package '{package}': install contextwise[{extra}]."
+        ),
+        "invalid_store_url": N_("The database URL '{url}' cannot be used: {reason}."),
+    }
+
+
+class SessionConflictError(SessionStoreError):
+    """Another writer changed the session first: the change was not stored, nothing was lost.
+
+    Two writers that reduce one session at once compute their changes from the same version;
+    the store keeps the first and refuses the second with this error. Read the session again
+    (the next call does) and retry.
+
+    Examples:
+        >>> from contextwise import SessionConflictError
+        >>> err = SessionConflictError("session_conflict", session_id="chat-1", expected=4, found=5)
+        >>> err.code, err.params["found"]
+        ('session_conflict', 5)
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "session_conflict": N_(
+            "The session '{session_id}' was changed by another writer (version {found}, "
+            "expected {expected}); this change was not stored. Read the session again and retry."
         ),
     }

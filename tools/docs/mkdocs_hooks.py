@@ -1,4 +1,4 @@
-"""MkDocs hook: put the navigation of every language in the site's reading order.
+"""MkDocs hooks: the navigation of every language in reading order, and Mermaid where it is used.
 
 The navigation is built by MkDocs from the folders, so a new guide or a new reference page needs
 no edit of ``mkdocs.yml``; the i18n plugin then translates the section titles. This hook, run after
@@ -7,10 +7,15 @@ yet) sits in an English folder and would form a second "Guides" section, so the 
 same folder are merged; then come the home page, the guides (getting started first), the reference
 (its index first, the translation status last), the contributing pages and the rest (glossary).
 Items are recognized by their file path, never by their title, which is translated.
+
+A page with a Mermaid diagram gets the vendored Mermaid library (``docs/assets/javascripts``)
+right before Material's own script, which then draws the diagram with it instead of fetching the
+library from a CDN. The other pages do not load it.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -30,6 +35,8 @@ GUIDES = (
     "errors-and-languages",
 )
 LAST_IN_REFERENCE = ("translation-status",)
+MERMAID = "mermaid.min.js"
+_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/)bundle\.[0-9a-f]+\.min\.js"')
 
 
 def _path(item: Any) -> PurePosixPath | None:
@@ -108,3 +115,16 @@ def _walk(items: list[Any]) -> Any:
     for item in items:
         yield item
         yield from _walk(getattr(item, "children", None) or [])
+
+
+def with_mermaid(html: str) -> str:
+    """Load the vendored Mermaid library before Material's bundle when the page has a diagram."""
+    bundle = _BUNDLE.search(html)
+    if 'class="mermaid"' not in html or bundle is None:
+        return html
+    tag = f'<script src="{bundle.group(1)}{MERMAID}"></script>'
+    return html[: bundle.start()] + tag + html[bundle.start() :]
+
+
+def on_post_page(output: str, page: Page, config: Any) -> str:
+    return with_mermaid(output)

@@ -33,7 +33,7 @@ from contextwise.policy.selection import (
     run_model,
     run_sequence,
 )
-from contextwise.policy.steps import FragState, Measure, StepContext, measure_fragment
+from contextwise.policy.steps import FragState, KnownSizes, Measure, StepContext, measure_fragment
 from contextwise.policy.validation import validate_context_policy
 from contextwise.tokens import TokenCounter, as_token_counter
 
@@ -197,10 +197,15 @@ def context_effects(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
+    known_sizes: Mapping[str, KnownSizes] | None = None,
+    removed_by: dict[int, str] | None = None,
 ) -> Effects[ContextResult]:
     """The core of :func:`process_context` and :func:`aprocess_context`, for any driver.
 
-    Every argument is checked before the first fragment is measured.
+    Every argument is checked before the first fragment is measured. Two hooks serve sessions,
+    which measure each message once, when it is added: ``known_sizes`` gives, by fragment id,
+    sizes measured earlier, and ``removed_by``, when given, is filled with the id of the step
+    that removed each removed item, keyed by the item's ``id()``.
     """
     checked_policy = coerce_policy(policy)
     items = coerce_fragments(fragments)
@@ -231,7 +236,13 @@ def context_effects(
         default_timeout=None if step_timeout is None else float(step_timeout),
     )
     result: ContextResult = yield from _core(
-        checked_policy, items, context, budget_limit, decision_provider
+        checked_policy,
+        items,
+        context,
+        budget_limit,
+        decision_provider,
+        known_sizes or {},
+        removed_by,
     )
     return result
 
@@ -273,10 +284,13 @@ def _core(
     context: StepContext,
     budget_limit: int | None,
     decision_provider: DecisionProvider | None,
+    known_sizes: Mapping[str, KnownSizes],
+    removed_by: dict[int, str] | None,
 ) -> Effects[ContextResult]:
     measure = context.measure
     states: dict[str, FragState] = {
-        fragment.id: measure_fragment(fragment, measure, 0) for fragment in fragments
+        fragment.id: measure_fragment(fragment, measure, 0, known_sizes.get(fragment.id))
+        for fragment in fragments
     }
     limits = effective_limits(
         policy.trigger_chars,
@@ -293,25 +307,11 @@ def _core(
     acted = policy.mode != "validate" and over
     if acted:
         yield from _select(runner, policy, decision_provider)
-    short_chars, short_tokens = (
-        shortfalls(limits.target_chars, limits.target_tokens, runner.chars, runner.tokens)
-        if acted
-        else (0, 0)
-    )
-    report = ContextProcessingReport(
-        mode=policy.mode,
-        selection=policy.selection.mode if acted else None,
-        decisions=tuple(runner.decisions),
-        before_chars=before_chars,
-        after_chars=runner.chars,
-        tokens=_token_report(measure, before_tokens, runner.tokens, limits),
-        changes=tuple(runner.changes),
-        target_met=not (short_chars or short_tokens),
-        shortfall_chars=short_chars,
-        shortfall_tokens=short_tokens,
-    )
+    report = _report(policy, runner, limits, before_chars, before_tokens, acted=acted)
     if not report.target_met:
         _warn_shortfall(report, limits)
+    if removed_by is not None:
+        removed_by.update(runner.removed_by)
     if policy.mode == "reduce":
         return ContextResult(
             fragments=tuple(runner.states[fragment.id].fragment for fragment in fragments),
@@ -322,6 +322,35 @@ def _core(
         fragments=tuple(fragments),
         report=report,
         removed={fragment.id: [] for fragment in fragments},
+    )
+
+
+def _report(
+    policy: ContextPolicy,
+    runner: Runner,
+    limits: Limits,
+    before_chars: int,
+    before_tokens: int | None,
+    *,
+    acted: bool,
+) -> ContextProcessingReport:
+    """The report of a run, with whether the targets were met when the policy acted."""
+    short_chars, short_tokens = (
+        shortfalls(limits.target_chars, limits.target_tokens, runner.chars, runner.tokens)
+        if acted
+        else (0, 0)
+    )
+    return ContextProcessingReport(
+        mode=policy.mode,
+        selection=policy.selection.mode if acted else None,
+        decisions=tuple(runner.decisions),
+        before_chars=before_chars,
+        after_chars=runner.chars,
+        tokens=_token_report(runner.context.measure, before_tokens, runner.tokens, limits),
+        changes=tuple(runner.changes),
+        target_met=not (short_chars or short_tokens),
+        shortfall_chars=short_chars,
+        shortfall_tokens=short_tokens,
     )
 
 

@@ -111,6 +111,8 @@ class Runner:
         self.changes: list[ContextChange] = []
         self.decisions: list[ContextDecision] = []
         self.removed: dict[str, list[RemovedItem]] = {key: [] for key in states}
+        # The id of the step that removed each item, by the item's identity (read by sessions).
+        self.removed_by: dict[int, str] = {}
         self._cache: dict[str, tuple[int, Candidate]] = {}
         # For each fragment with edited messages: its input message count, and the edits made.
         self._edits: dict[str, tuple[int, list[tuple[Splice | Remap, Sequence[RemovedItem]]]]] = {}
@@ -157,6 +159,7 @@ class Runner:
             removed = self.removed[fragment_id]
             earlier = bool(removed)
             removed.extend(candidate.removed)
+            self.removed_by.update(dict.fromkeys(map(id, candidate.removed), candidate.step.id))
             if candidate.edit is not None:
                 count, edits = self._edits[fragment_id]
                 edits.append((candidate.edit, candidate.removed))

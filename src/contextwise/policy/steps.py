@@ -78,14 +78,30 @@ class FragState:
         return [] if self.profile is None else self.profile.sizes
 
 
-def measure_fragment(fragment: Fragment, measure: Measure, version: int) -> FragState:
-    """Measure a fragment once: each message's characters (and tokens, with a counter)."""
+@dataclass(frozen=True, slots=True)
+class KnownSizes:
+    """The sizes of a fragment's messages, measured before (by a session, when they were added),
+    so that a run does not measure them again."""
+
+    chars: Sequence[int]
+    tokens: Sequence[int] | None
+
+
+def measure_fragment(
+    fragment: Fragment, measure: Measure, version: int, known: KnownSizes | None = None
+) -> FragState:
+    """Measure a fragment once: each message's characters (and tokens, with a counter), or take
+    the sizes it already has."""
     if fragment.text is not None:
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = profile_messages(messages)
-    token_sizes = measure.message_tokens(messages)
+    profile = profile_messages(messages, None if known is None else known.chars)
+    token_sizes = (
+        list(known.tokens)
+        if known is not None and known.tokens is not None and measure.counter is not None
+        else measure.message_tokens(messages)
+    )
     return FragState(
         fragment,
         sum(profile.sizes),

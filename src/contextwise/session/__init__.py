@@ -1,0 +1,36 @@
+"""Sessions: a conversation that compacts itself, never loses a message and survives a crash.
+
+:class:`ContextSession` applies a context policy to a stored conversation and stores each
+reduction; the stores are :class:`MemoryStore`, :class:`SQLiteStore` (the embedded default) and
+:class:`SQLAlchemyStore` (PostgreSQL, for a fleet of workers). A store implements the small
+:class:`SessionStore` protocol.
+"""
+
+from contextwise.session.core import ArchivedMessage, ContextSession
+from contextwise.session.memory import MemoryStore
+from contextwise.session.records import (
+    SESSION_SCHEMA_VERSION,
+    ChangeEntry,
+    SessionChange,
+    SessionSnapshot,
+    SessionStore,
+    StoredArchiveItem,
+    StoredMessage,
+)
+from contextwise.session.sqlalchemy import SQLAlchemyStore
+from contextwise.session.sqlite import SQLiteStore
+
+__all__ = [
+    "SESSION_SCHEMA_VERSION",
+    "ArchivedMessage",
+    "ChangeEntry",
+    "ContextSession",
+    "MemoryStore",
+    "SQLAlchemyStore",
+    "SQLiteStore",
+    "SessionChange",
+    "SessionSnapshot",
+    "SessionStore",
+    "StoredArchiveItem",
+    "StoredMessage",
+]
