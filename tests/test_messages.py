@@ -14,6 +14,7 @@ from contextwise import (
     find_orphan_results,
     group_messages,
     is_pinned,
+    layout_messages,
     message_chars,
     message_text,
     messages_chars,
@@ -57,7 +58,7 @@ def test_string_content_counts_its_length_and_not_the_role() -> None:
     assert message_chars({"role": "user", "name": "alice", "content": "Hi"}) == 2
 
 
-def test_openai_parts_count_text_and_skip_images() -> None:
+def test_openai_parts_count_text_and_estimate_images() -> None:
     message = {
         "role": "user",
         "content": [
@@ -66,7 +67,9 @@ def test_openai_parts_count_text_and_skip_images() -> None:
             {"type": "text", "text": " this image?"},
         ],
     }
-    assert message_chars(message) == len("What is in") + len(" this image?")
+    # An image of unknown size is not free: it counts the flat estimate, 1600 tokens of 4 chars.
+    assert message_chars(message) == len("What is in") + len(" this image?") + 6400
+    assert message_text(message) == "What is in\n this image?"
 
 
 def test_openai_tool_call_counts_name_and_arguments_not_ids() -> None:
@@ -105,7 +108,7 @@ def test_anthropic_tool_result_counts_string_and_block_content() -> None:
             {"type": "text", "text": "Go on"},
         ],
     }
-    assert message_chars(message) == 2 + 3 + 5
+    assert message_chars(message) == 2 + 3 + 5 + 6400
 
 
 def test_thinking_refusal_legacy_function_call_and_langchain_args_count() -> None:
@@ -225,7 +228,7 @@ def test_find_orphan_results() -> None:
 # --- groupings ----------------------------------------------------------------------------------
 
 
-def test_user_turns_with_a_pinned_preamble() -> None:
+def test_messages_before_the_first_user_turn_form_an_ordinary_group() -> None:
     history = [
         {"role": "system", "content": "Be brief."},
         assistant("Welcome!"),
@@ -238,18 +241,21 @@ def test_user_turns_with_a_pinned_preamble() -> None:
     ]
     groups = group_messages(history)
     assert [(g.start, g.stop, g.pinned) for g in groups] == [
-        (0, 2, True),
+        (0, 2, False),
         (2, 6, False),
         (6, 8, False),
     ]
+    assert layout_messages(history).pinned[:2] == [True, False]
     assert groups[0].chars == len("Be brief.") + len("Welcome!")
     assert groups[2].messages == (history[6], history[7])
     assert groups[2].messages[0] is history[6]
 
 
-def test_user_turn_grouping_without_user_message_is_all_preamble() -> None:
+def test_user_turn_grouping_without_user_message_is_one_ordinary_group() -> None:
     history = [{"role": "system", "content": "S"}, assistant("A")]
-    assert [(g.start, g.stop, g.pinned) for g in group_messages(history)] == [(0, 2, True)]
+    assert [(g.start, g.stop, g.pinned) for g in group_messages(history)] == [(0, 2, False)]
+    system_only = [{"role": "system", "content": "S"}, {"role": "developer", "content": "D"}]
+    assert [(g.start, g.stop, g.pinned) for g in group_messages(system_only)] == [(0, 2, True)]
     assert group_messages([]) == []
     assert group_messages([], "message") == []
 
@@ -389,11 +395,12 @@ def test_every_unpinned_user_turn_starts_with_a_user_message_of_its_own(
     for group in group_messages(history):
         first = group.messages[0]
         if group.pinned:
-            assert group.start == 0
-            assert all(message["role"] != "user" for message in group.messages)
-        else:
+            assert all(is_pinned(message) for message in group.messages)
+        elif group.start > 0 or first["role"] == "user":
             assert first["role"] == "user"
             assert tool_result_ids(first) == ()
+        else:  # what comes before the first user turn: an ordinary group
+            assert all(message["role"] != "user" for message in group.messages)
 
 
 @given(conversations)

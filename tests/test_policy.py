@@ -731,10 +731,12 @@ def test_the_report_round_trips_through_json_in_both_spellings() -> None:
         "beforeChars",
         "afterChars",
         "tokens",
+        "estimatedParts",
         "changes",
         "targetMet",
         "shortfallChars",
         "shortfallTokens",
+        "skippedSteps",
     }
 
 

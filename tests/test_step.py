@@ -130,7 +130,11 @@ async def test_a_ten_step_harness_loop() -> None:
         # the compacted context fits the chosen model, and the routing saw exactly that context
         assert prepared.plan.included == ["history"]
         assert prepared.plan.used <= prepared.budget.context_budget()
-        assert prepared.plan.context_budget == model_budget(prepared.model).context_budget()
+        # the reasoning reserve is the thinking budget of the effort the step sends
+        reserve = prepared.model.thinking_budget(prepared.effort)
+        assert prepared.budget.reasoning == reserve
+        expected = model_budget(prepared.model, reasoning=reserve).context_budget()
+        assert prepared.plan.context_budget == expected
         sent_state = provider.requests[-1].state
         if not prepared.recompacted:
             assert len(sent_state["messages"]) == len(prepared.messages)
@@ -154,17 +158,18 @@ async def test_a_ten_step_harness_loop() -> None:
         )
         active = prepared.route.choice
 
-    # estimated tokens: the system message 6, each question 200, each answer 500
+    # estimated tokens: the system message 6, each question 200, each answer 500; "deep" reserves
+    # 500 tokens for thinking at its effort (high), half its output limit
     assert trace == [
         (1, "fast", "selected", False, False, 206, 3420),
         (2, "fast", "selected", False, False, 906, 3420),
-        (3, "deep", "selected", False, False, 1606, 14680),
-        (4, "deep", "selected", False, False, 2306, 14680),
+        (3, "deep", "selected", False, False, 1606, 14180),
+        (4, "deep", "selected", False, False, 2306, 14180),
         (5, "fast", "unavailable", False, False, 3006, 3420),
         (6, "fast", "confidence", True, False, 906, 3420),
         (7, "tiny", "selected", True, True, 906, 1270),
-        (8, "deep", "selected", True, False, 906, 14680),
-        (9, "deep", "selected", False, False, 1606, 14680),
+        (8, "deep", "selected", True, False, 906, 14180),
+        (9, "deep", "selected", False, False, 1606, 14180),
         (10, "fast", "selected", False, False, 2306, 3420),
     ]
     # nothing was lost: the archive and the final history hold every message ever produced

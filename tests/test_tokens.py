@@ -286,14 +286,14 @@ def test_public_names_are_exported() -> None:
 
 
 def _packaged_vocabulary() -> Path:
-    """The Claude BPE tokenizer shipped inside the anthropic 0.38.0 wheel (the [test] extra).
+    """The legacy Claude BPE tokenizer shipped inside the litellm wheel (the [test] extra).
 
     The file is read from site-packages: nothing is downloaded, and the package is not imported.
+    It is the vocabulary that anthropic wheels up to 0.38 shipped as ``anthropic/tokenizer.json``.
     """
-    path = Path(
-        str(importlib.metadata.distribution("anthropic").locate_file("anthropic/tokenizer.json"))
-    )
-    assert path.is_file(), f"{path} is missing: install the [test] extra (anthropic==0.38.0)"
+    name = "litellm/litellm_core_utils/tokenizers/anthropic_tokenizer.json"
+    path = Path(str(importlib.metadata.distribution("litellm").locate_file(name)))
+    assert path.is_file(), f"{path} is missing: install the [test] extra (litellm==1.110.2)"
     return path
 
 

@@ -9,25 +9,32 @@ conversation has no tool calls.
 
 from __future__ import annotations
 
-import json
+import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from itertools import accumulate, compress, repeat
 from operator import eq
-from typing import Any, Final, NoReturn, TypeAlias, TypeVar
+from typing import Any, Final, TypeAlias, TypeVar
 
 from contextwise.errors import InvalidTypeError
+from contextwise.shapes import (
+    DEFAULT_PART_ESTIMATE,
+    PINNED_ROLES,
+    CallKey,
+    MessageFacts,
+    PartEstimate,
+    read_message,
+)
+from contextwise.shapes.langchain import plain_langchain
 
 T = TypeVar("T")
 
-Message: TypeAlias = Mapping[str, Any]
-"""A chat message in the OpenAI or the Anthropic shape (``contextwise.messages.ChatMessage``)."""
+Message: TypeAlias = Any
+"""A message in any supported shape (``contextwise.messages.ChatMessage``)."""
 
-PINNED_ROLES: Final[frozenset[str]] = frozenset({"system", "developer"})
-"""The roles that are never removed: system and developer messages."""
-
-RESULT_ROLES: Final[frozenset[str]] = frozenset({"tool", "function"})
-"""The roles of the OpenAI messages that hold a tool result."""
+PLAIN_ROLES: Final[frozenset[str]] = frozenset({"system", "developer", "user", "assistant"})
+"""The roles a plain ``{role, content: str}`` dict may have and still take the fast path."""
 
 PINNED_ORDER: Final[tuple[str, ...]] = tuple(sorted(PINNED_ROLES))
 """The pinned roles, in a stable order."""
@@ -41,7 +48,7 @@ class Profile:
     pinned roles that may occur (all of them unless the measure saw fewer).
     """
 
-    __slots__ = ("_cut", "_roles", "_sizes", "pinned_roles", "plain")
+    __slots__ = ("_cut", "_roles", "_sizes", "estimated_parts", "facts", "pinned_roles", "plain")
 
     def __init__(
         self,
@@ -55,6 +62,10 @@ class Profile:
         self.plain = plain
         self.pinned_roles = pinned_roles
         self._cut: tuple[int, int] | None = None
+        self.facts: list[MessageFacts] | None = None
+        """What each message said when it was read, while the list is the one measured."""
+        self.estimated_parts = 0
+        """How many parts of the measured messages were estimated."""
 
     @property
     def sizes(self) -> list[int]:
@@ -84,13 +95,19 @@ class Profile:
         return result
 
 
-def profile_messages(items: Sequence[Message], sizes: Sequence[int] | None = None) -> Profile:
+def profile_messages(
+    items: Sequence[Message],
+    sizes: Sequence[int] | None = None,
+    estimate: PartEstimate | None = None,
+) -> Profile:
     """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts.
 
     With ``sizes`` (each message's characters, measured earlier), nothing is measured again.
+    Roles are those of :class:`~contextwise.shapes.MessageFacts` (a LangChain ``HumanMessage`` is
+    ``user``, a Gemini ``model`` content is ``assistant``...).
     """
     if sizes is not None and len(sizes) == len(items):
-        return profile_known(items, list(sizes))
+        return profile_known(items, list(sizes), estimate)
     if items:
         try:
             # C-level passes: far faster than one Python-level walk per message.
@@ -98,7 +115,7 @@ def profile_messages(items: Sequence[Message], sizes: Sequence[int] | None = Non
                 get: Any = dict.get
                 roles: list[object] = list(map(get, items, repeat("role")))
                 role_set = set(roles)
-                if None not in role_set and role_set.isdisjoint(RESULT_ROLES):
+                if role_set <= PLAIN_ROLES:
                     # str.__len__ measures and checks the type in one pass; a content that is
                     # not a string raises TypeError and takes the checked path below.
                     contents = map(get, items, repeat("content"))
@@ -106,11 +123,41 @@ def profile_messages(items: Sequence[Message], sizes: Sequence[int] | None = Non
                     return Profile(list(map(str.__len__, contents)), roles, True, pinned_roles)
         except TypeError:
             pass  # not all dicts, or unhashable roles: the checked path below reports it
-    sizes = [measure_message(message, index, None) for index, message in enumerate(items)]
-    return Profile(sizes, [message.get("role") for message in items], False)
+        if not isinstance(items[0], dict):
+            plain = plain_langchain(items)
+            if plain is not None:
+                return Profile(*plain[:2], True, plain[2])
+    facts = read_all(items, estimate)
+    profile = Profile([fact.chars for fact in facts], [fact.role for fact in facts], False)
+    profile.facts = facts
+    profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
+    return profile
 
 
-def profile_known(items: Sequence[Message], sizes: list[int]) -> Profile:
+def message_tokens(
+    message: Message, count: Callable[[str], int], estimate: PartEstimate | None = None
+) -> int:
+    """The tokens of one message: its text through ``count``, plus its estimated parts at the
+    estimate's characters per token (parts without text are not free in tokens either)."""
+    pieces: list[str] = []
+    facts = read_message(message, part_estimate=estimate, sink=pieces)
+    tokens = count("\n".join(pieces))
+    if facts.estimated_chars:
+        per_token = (estimate or DEFAULT_PART_ESTIMATE).chars_per_token
+        tokens += math.ceil(facts.estimated_chars / per_token)
+    return tokens
+
+
+def read_all(items: Sequence[Message], estimate: PartEstimate | None = None) -> list[MessageFacts]:
+    """Read every message of a list (see :func:`contextwise.shapes.read_message`)."""
+    return [
+        read_message(message, index, part_estimate=estimate) for index, message in enumerate(items)
+    ]
+
+
+def profile_known(
+    items: Sequence[Message], sizes: list[int], estimate: PartEstimate | None = None
+) -> Profile:
     """The profile of messages whose sizes are known: only roles and plainness are read."""
     get: Any = dict.get
     try:
@@ -118,15 +165,18 @@ def profile_known(items: Sequence[Message], sizes: list[int]) -> Profile:
             roles: list[object] = list(map(get, items, repeat("role")))
             role_set = set(roles)
             if (
-                None not in role_set
-                and role_set.isdisjoint(RESULT_ROLES)
+                role_set <= PLAIN_ROLES
                 and set(map(type, map(get, items, repeat("content")))) == {str}
             ):
                 pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
                 return Profile(sizes, roles, True, pinned_roles)
     except TypeError:
         pass  # not all dicts: the general profile below
-    return Profile(sizes, [message.get("role") for message in items], False)
+    facts = read_all(items, estimate)
+    profile = Profile(sizes, [fact.role for fact in facts], False)
+    profile.facts = facts
+    profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
+    return profile
 
 
 def indices_of(values: list[object], wanted: object) -> list[int]:
@@ -180,14 +230,17 @@ def group_bounds(
     pinned_groups: list[bool] = []
     if not count:
         return starts, pinned_groups, pinned_list
-    attached = None if profile.plain else scan(items)[0]
+    attached = None if profile.plain else scan(items, profile.facts)[0]
     if grouping == "user-turn":
         starts = indices_of(roles, "user")
         if attached is not None:
             starts = [index for index in starts if not attached[index]]
         if not starts or starts[0] != 0:
+            # What comes before the first user turn is an ordinary group, pinned only when it
+            # holds nothing but system and developer messages.
+            stop = starts[0] if starts else count
             starts.insert(0, 0)
-            pinned_groups.append(True)
+            pinned_groups.append(pinned_list[:stop] == list(range(stop)))
         pinned_groups.extend([False] * (len(starts) - len(pinned_groups)))
         return starts, pinned_groups, pinned_list
     pinned = set(pinned_list)
@@ -209,193 +262,83 @@ def attachments(items: Sequence[Message]) -> list[bool]:
     return scan(items)[0]
 
 
-def scan(items: Sequence[Message]) -> tuple[list[bool], list[object]]:
-    """One pass: whether each message is attached to the one before it, and each message's role."""
+def scan(
+    items: Sequence[Message], facts: list[MessageFacts] | None = None
+) -> tuple[list[bool], list[object]]:
+    """One pass: whether each message is attached to the one before it, and each message's role.
+
+    A message is attached when it holds a tool result, when it lies between a call and the last
+    result that answers it, or when the message before it is a reasoning item that leads it.
+    """
+    if facts is None or len(facts) != len(items):
+        facts = read_all(items)
     count = len(items)
     reach = [-1] * count
-    calls: dict[str, int] = {}
+    calls: dict[CallKey, int] = {}
+    named: dict[CallKey, deque[int]] = {}
     attached = [False] * count
-    roles: list[object] = []
-    for index, message in enumerate(items):
-        call_ids, result_ids, has_results, _only = tool_info(message, index)
-        roles.append(message.get("role"))
-        if has_results:
+    leads = False
+    for index, fact in enumerate(facts):
+        if fact.has_results or leads:
             attached[index] = True
-            for result in result_ids:
-                origin = calls.get(result)
-                if origin is not None and reach[origin] < index:
-                    reach[origin] = index
-        for call in call_ids:
-            calls[call] = index
+        for result in fact.results:
+            origin = _origin(result, calls, named)
+            if origin is not None and reach[origin] < index:
+                reach[origin] = index
+        for call in fact.calls:
+            if isinstance(call, tuple):
+                named.setdefault(call, deque()).append(index)
+            else:
+                calls[call] = index
+        leads = fact.leads
     furthest = -1
     for index in range(count):
         if index <= furthest:
             attached[index] = True
         if reach[index] > furthest:
             furthest = reach[index]
-    return attached, roles
+    return attached, [fact.role for fact in facts]
 
 
-def tool_info(message: object, index: int = 0) -> tuple[list[str], list[str], bool, bool]:
-    """Return a message's call ids, result ids, whether it holds results, whether only results."""
-    if not isinstance(message, Mapping):
-        raise InvalidTypeError(
-            "message_not_a_mapping", index=index, type_name=type(message).__name__
-        )
-    calls: list[str] = []
-    results: list[str] = []
-    role = message.get("role")
-    has_results = role in RESULT_ROLES
-    only_results = has_results
-    if has_results:
-        answered = message.get("tool_call_id")
-        if isinstance(answered, str):
-            results.append(answered)
-    tool_calls = message.get("tool_calls")
-    if tool_calls and isinstance(tool_calls, list | tuple):
-        for call in tool_calls:
-            if isinstance(call, Mapping):
-                call_id = call.get("id")
-                if isinstance(call_id, str):
-                    calls.append(call_id)
-    content = message.get("content")
-    if isinstance(content, list | tuple) and content:
-        other = False
-        for block in content:
-            kind = block.get("type") if isinstance(block, Mapping) else None
-            if kind == "tool_result":
-                has_results = True
-                answered = block.get("tool_use_id")
-                if isinstance(answered, str):
-                    results.append(answered)
+def _origin(
+    result: CallKey, calls: dict[CallKey, int], named: dict[CallKey, deque[int]]
+) -> int | None:
+    """The message that made the call a result answers: by id, or the oldest open call of that
+    name (Gemini calls without ids pair by order and name)."""
+    if isinstance(result, tuple):
+        waiting = named.get(result)
+        return waiting.popleft() if waiting else None
+    return calls.get(result)
+
+
+def orphan_results(items: Sequence[Message]) -> list[int]:
+    """The indices of the messages holding a result whose call no earlier message makes."""
+    seen: set[CallKey] = set()
+    open_named: dict[CallKey, int] = {}
+    orphans: list[int] = []
+    for index, fact in enumerate(read_all(items)):
+        orphan = False
+        for result in fact.results:
+            if isinstance(result, tuple):
+                waiting = open_named.get(result, 0)
+                orphan = orphan or waiting <= 0
+                open_named[result] = waiting - 1
             else:
-                other = True
-                if kind == "tool_use":
-                    call_id = block.get("id")
-                    if isinstance(call_id, str):
-                        calls.append(call_id)
-        only_results = only_results or (has_results and not other)
-    return calls, results, has_results, only_results
+                orphan = orphan or result not in seen
+        if orphan:
+            orphans.append(index)
+        for call in fact.calls:
+            if isinstance(call, tuple):
+                open_named[call] = max(0, open_named.get(call, 0)) + 1
+            else:
+                seen.add(call)
+    return orphans
 
 
 def as_message_list(messages: object, name: str) -> Sequence[Message]:
     if isinstance(messages, list | tuple):
         return messages
     raise InvalidTypeError("not_a_message_list", name=name, type_name=type(messages).__name__)
-
-
-def measure_message(message: object, index: int, sink: list[str] | None) -> int:
-    """Measure one message; append its text pieces to ``sink`` when given."""
-    if not isinstance(message, Mapping):
-        raise InvalidTypeError(
-            "message_not_a_mapping", index=index, type_name=type(message).__name__
-        )
-    total = 0
-    content = message.get("content")
-    if isinstance(content, str):
-        total = len(content)
-        if sink is not None and content:
-            sink.append(content)
-    elif isinstance(content, list | tuple):
-        total = measure_parts(content, index, "content", sink)
-    elif content is not None:
-        bad_field(index, "content", content)
-    refusal = message.get("refusal")
-    if refusal is not None:
-        total += measure_text(refusal, index, "refusal", sink)
-    tool_calls = message.get("tool_calls")
-    if tool_calls:
-        if not isinstance(tool_calls, list | tuple):
-            bad_field(index, "tool_calls", tool_calls)
-        for number, call in enumerate(tool_calls):
-            field = f"tool_calls[{number}]"
-            if not isinstance(call, Mapping):
-                bad_field(index, field, call)
-            function = call.get("function")
-            if function is None:
-                # LangChain's dict form puts name and args on the call itself.
-                total += measure_call(call, index, field, sink)
-            elif isinstance(function, Mapping):
-                total += measure_call(function, index, f"{field}.function", sink)
-            else:
-                bad_field(index, f"{field}.function", function)
-    function_call = message.get("function_call")
-    if function_call is not None:
-        if not isinstance(function_call, Mapping):
-            bad_field(index, "function_call", function_call)
-        total += measure_call(function_call, index, "function_call", sink)
-    return total
-
-
-def measure_parts(parts: Sequence[object], index: int, field: str, sink: list[str] | None) -> int:
-    total = 0
-    for number, part in enumerate(parts):
-        where = f"{field}[{number}]"
-        if isinstance(part, str):
-            total += len(part)
-            if sink is not None and part:
-                sink.append(part)
-            continue
-        if not isinstance(part, Mapping):
-            bad_field(index, where, part)
-        kind = part.get("type")
-        if isinstance(kind, str) and (kind == "tool_use" or kind.endswith("_tool_use")):
-            total += measure_text(part.get("name"), index, f"{where}.name", sink)
-            if "input" in part:
-                total += measure_text(compact_json(part["input"]), index, f"{where}.input", sink)
-        elif kind == "tool_result":
-            inner = part.get("content")
-            if isinstance(inner, list | tuple):
-                total += measure_parts(inner, index, f"{where}.content", sink)
-            else:
-                total += measure_text(inner, index, f"{where}.content", sink)
-        elif isinstance(kind, str) and kind.endswith("_tool_result"):
-            inner = part.get("content")
-            if isinstance(inner, list | tuple):
-                total += measure_parts(inner, index, f"{where}.content", sink)
-            elif isinstance(inner, str):
-                total += measure_text(inner, index, f"{where}.content", sink)
-        elif kind == "thinking":
-            total += measure_text(part.get("thinking"), index, f"{where}.thinking", sink)
-        elif kind == "refusal":
-            total += measure_text(part.get("refusal"), index, f"{where}.refusal", sink)
-        else:
-            text = part.get("text")
-            if isinstance(text, str):
-                total += len(text)
-                if sink is not None and text:
-                    sink.append(text)
-            elif text is not None and kind == "text":
-                bad_field(index, f"{where}.text", text)
-    return total
-
-
-def measure_call(call: Mapping[str, Any], index: int, field: str, sink: list[str] | None) -> int:
-    total = measure_text(call.get("name"), index, f"{field}.name", sink)
-    arguments = call.get("arguments", call.get("args"))
-    if isinstance(arguments, Mapping):
-        arguments = compact_json(arguments)
-    return total + measure_text(arguments, index, f"{field}.arguments", sink)
-
-
-def measure_text(value: object, index: int, field: str, sink: list[str] | None) -> int:
-    if value is None:
-        return 0
-    if not isinstance(value, str):
-        bad_field(index, field, value)
-    if sink is not None and value:
-        sink.append(value)
-    return len(value)
-
-
-def compact_json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def bad_field(index: int, field: str, value: object) -> NoReturn:
-    raise InvalidTypeError(
-        "invalid_message_field", index=index, field=field, type_name=type(value).__name__
-    )
 
 
 # --- spans of removable groups ---------------------------------------------------------------
@@ -457,13 +400,19 @@ def removable_span(
 def plain_turn_span(
     roles: list[object], keep_groups: int, pinned_roles: tuple[str, ...]
 ) -> Span | None:
-    """:func:`removable_span` for messages without tool calls: each user message starts a group."""
+    """:func:`removable_span` for messages without tool calls: each user message starts a group,
+    and the messages before the first one form a group of their own."""
     try:
-        first = roles.index("user")
+        first_user = roles.index("user")
     except ValueError:
+        first_user = len(roles)
+    # The preamble is removable when it holds a message that is not pinned.
+    preamble = any(role not in PINNED_ROLES for role in roles[:first_user])
+    first = 0 if preamble else first_user
+    if first == len(roles):
         return None
     if keep_groups:
-        end = nth_last(roles, "user", keep_groups, first + 1)
+        end = nth_last(roles, "user", keep_groups, first_user if preamble else first_user + 1)
         if end is None:
             return None
     else:

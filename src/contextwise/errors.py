@@ -220,8 +220,26 @@ class InvalidValueError(ContextwiseError, ValueError):
             "The fragment '{fragment_id}' must have exactly one of text and messages."
         ),
         "blank_fragment_id": N_("A fragment id must be a non-blank string, got {value}."),
+        "invalid_fragment_role": N_(
+            "The role of fragment '{fragment_id}' must be one of {supported}, and only a text "
+            "fragment takes one; got {value}."
+        ),
         "fragment_not_found": N_(
             "There is no fragment '{fragment_id}'; the fragments are {fragment_ids}."
+        ),
+        "missing_message_role": N_(
+            "Message {index} has no role; every message needs one, such as 'user' or 'assistant', "
+            "or a Responses item type."
+        ),
+        "unknown_message_role": N_(
+            "Message {index} has the role {role}, which no supported message shape knows."
+        ),
+        "unknown_message_type": N_(
+            "Message {index} has the type {type}, which is neither a role-based message nor a "
+            "Responses item type that contextwise knows."
+        ),
+        "invalid_part_estimate": N_(
+            "The part estimate's {field} must be a finite number of zero or more, got {value}."
         ),
         # The field-validation codes: every error raised for a malformed policy file, model spec,
         # question or decision response, whatever its class, uses one of these.
@@ -291,8 +309,11 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "{name} must be a list of chat messages, got a value of type {type_name}."
         ),
         "message_not_a_mapping": N_(
-            "Message {index} must be a mapping with a role and a content, got a value of type "
-            "{type_name}."
+            "Message {index} must be a mapping, a LangChain message or a pydantic-ai message, got "
+            "a value of type {type_name}."
+        ),
+        "invalid_part_estimate_type": N_(
+            "part_estimate must be a PartEstimate, got a value of type {type_name}."
         ),
         "invalid_message_field": N_(
             "The field '{field}' of message {index} has a value of type {type_name}, which this "
@@ -469,6 +490,68 @@ class RoutingConfigurationError(InvalidValueError):
             "{field} entry '{label}' must be a ModelSpec or a non-blank model name, got {value}."
         ),
         "blank_model_name": N_("{field} must be a non-blank model name, got {value}."),
+        "unknown_api": N_("{field} must be one of the APIs {supported}, got {value}."),
+        "unknown_effort_name": N_(
+            "{field} sends '{value}' for the effort level '{level}', a word that no provider "
+            "accepts; the accepted words are {accepted}."
+        ),
+        "effort_name_not_in_api": N_(
+            "{field} sends '{value}' for the effort level '{level}', but the {api} API accepts "
+            "only {accepted}."
+        ),
+        "reasoning_tokens_over_output": N_(
+            "{field} gives the effort level '{level}' a thinking budget of {tokens} tokens; it "
+            "must stay below the model's output limit of {limit} tokens, which also holds the "
+            "answer."
+        ),
+        "reasoning_tokens_over_window": N_(
+            "{field} gives the effort level '{level}' a thinking budget of {tokens} tokens, more "
+            "than the model's context window of {limit} tokens."
+        ),
+        "missing_api": N_(
+            "Model '{model}' declares no {field}, so its provider's options are unknown; set it "
+            "to one of {supported}."
+        ),
+        "missing_output_limit": N_(
+            "Model '{model}' declares no {field}, and the {api} API requires an output limit."
+        ),
+        "effort_question_is_routing_question": N_(
+            "{field} names the routing question '{question}'; the effort needs a question of "
+            "its own."
+        ),
+        "effort_question_labels": N_(
+            "{field} '{question}' must offer effort levels as its choices, but {labels} are not "
+            "among {supported}."
+        ),
+        "router_or_model": N_(
+            "Preparing a step needs exactly one of {field} and model: a router that picks among "
+            "models, or the one model that runs the step."
+        ),
+        "invalid_router": N_(
+            "{field} must be a ModelRouter or a RuleRouter, got a value of type {type_name}."
+        ),
+        "blank_rule_id": N_("A routing rule's {field} must be a non-blank string, got {value}."),
+        "rule_not_callable": N_(
+            "The {field} condition of rule '{rule}' must be a function of the routing context, "
+            "got a value of type {type_name}."
+        ),
+        "rule_without_condition": N_(
+            "Rule '{rule}' sets no condition; give it min_tokens, min_step, has_tools or when, "
+            "and let the default model take the steps that no rule matches."
+        ),
+        "missing_default": N_(
+            "A rule router needs a {field} model for the steps that no rule matches; the "
+            "candidate models are {known}."
+        ),
+        "empty_models": N_("{field} must hold at least one candidate model."),
+        "invalid_rule": N_(
+            "{field} entry {index} must be a RoutingRule, got a value of type {type_name}."
+        ),
+        "duplicate_rule_id": N_("{field} holds more than one rule with the id '{rule}'."),
+        "unknown_rule_model": N_(
+            "Rule '{rule}' names the model '{model}', which is not one of the candidate models "
+            "{known}."
+        ),
         "invalid_routing": N_(
             "{field} must be a ModelRouting declaration, got a value of type {type_name}."
         ),
@@ -582,6 +665,25 @@ class DecisionResponseError(InvalidValueError):
             "The chosen option '{choice}' must be the most probable one, but it has probability "
             "{probability} and '{top}' has {top_probability}."
         ),
+    }
+
+
+class RoutingRuleError(ContextwiseError):
+    """A routing rule raised while a rule router tried it.
+
+    The rule's own error is the ``__cause__`` of this one, and its text is the ``detail``.
+
+    Examples:
+        >>> from contextwise import RoutingRuleError
+        >>> err = RoutingRuleError(
+        ...     "rule_failed", rule="long-context", step=4, error_type="KeyError", detail="'tokens'"
+        ... )
+        >>> print(err.render("en"))
+        The routing rule 'long-context' failed at step 4 with KeyError. Detail: 'tokens'
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "rule_failed": N_("The routing rule '{rule}' failed at step {step} with {error_type}."),
     }
 
 

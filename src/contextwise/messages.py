@@ -1,39 +1,41 @@
 """Chat messages: measuring them, grouping them, and keeping tool calls with their results.
 
-Messages are plain mappings in either of the two common shapes, and both are understood
-everywhere:
+Every function here takes messages in any of the shapes that agent stacks use, item by item and
+mixed in one list (see :mod:`contextwise.shapes` and the guide "Message shapes"):
 
-- the OpenAI chat shape: ``role``, ``content`` (a string or a list of parts), ``tool_calls`` on an
-  assistant message, and ``role: "tool"`` messages that answer them through ``tool_call_id``;
-- the Anthropic shape: ``content`` as a list of blocks, with ``tool_use`` blocks in an assistant
-  message and ``tool_result`` blocks, which name the call in ``tool_use_id``, in the next user
-  message.
+- OpenAI Chat messages and Anthropic Messages messages;
+- OpenAI Responses items: ``message``, tool calls and their outputs (paired by ``call_id``),
+  hosted calls, and ``reasoning`` items;
+- Gemini contents (``role`` and ``parts``);
+- LangChain ``BaseMessage`` objects and pydantic-ai ``ModelRequest`` / ``ModelResponse`` objects,
+  read through their attributes, without importing either framework.
 
-An assistant message with tool calls and the messages that hold their results form one atomic
-**tool unit**. Every grouping keeps a tool unit whole, so no operation built on it can split a
-call from its results or leave a result without its call. System and developer messages are
-**pinned**: trimming never removes them.
+A message with tool calls and the messages that hold their results form one atomic **tool
+unit**, and a Responses ``reasoning`` item belongs to the unit of the item that follows it. Every
+grouping keeps a tool unit whole, so no operation built on it can split a call from its results,
+leave a result without its call, or separate reasoning from its item. System and developer
+messages are **pinned**: trimming never removes them. Position alone pins nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
 from contextwise._layout import (
-    PINNED_ROLES,
     as_message_list,
     attachments,
     group_bounds,
-    measure_message,
+    orphan_results,
     profile_messages,
-    tool_info,
 )
-from contextwise.errors import InvalidValueError
+from contextwise.errors import ContextwiseError, InvalidValueError
+from contextwise.shapes import PINNED_ROLES, PartEstimate, read_message
 
-ChatMessage: TypeAlias = Mapping[str, Any]
-"""A chat message: a mapping in the OpenAI or the Anthropic shape."""
+ChatMessage: TypeAlias = Any
+"""A message in any supported shape: a mapping (OpenAI Chat, Anthropic, OpenAI Responses item,
+Gemini content) or a LangChain or pydantic-ai message object."""
 
 GroupingKind: TypeAlias = Literal["user-turn", "message"]
 """How messages are grouped: by user turn, or each message (or tool unit) on its own."""
@@ -42,25 +44,31 @@ GROUPINGS: Final[tuple[GroupingKind, ...]] = ("user-turn", "message")
 """The supported groupings."""
 
 
-def message_chars(message: ChatMessage) -> int:
-    """Return the number of characters of a chat message's text.
+def message_chars(message: ChatMessage, *, part_estimate: PartEstimate | None = None) -> int:
+    """Return the number of characters of a chat message, in any supported shape.
 
-    The count is the sum of the lengths of: the string content, or the text of each text part
-    (OpenAI) or text block (Anthropic); an assistant's refusal; the text of thinking blocks; the
-    name and the argument text of each tool call (for an Anthropic ``tool_use`` block, the name and
-    the compact JSON of its ``input``, without spaces and with non-ASCII characters kept); and the
-    text of each tool result. Roles, ids, images and other non-text parts count zero.
+    Text is measured exactly: the sum of the lengths of the string content, or the text of each
+    text part or block; an assistant's refusal; the text of thinking blocks, reasoning summaries
+    and Gemini thought parts; the name and the argument text of each tool call (structured
+    arguments, such as an Anthropic ``tool_use`` input, count as their compact JSON, without
+    spaces and with non-ASCII characters kept); and the text of each tool result or call output.
+    Images, audio, video, files and encrypted reasoning are not free: each counts the estimate of
+    ``part_estimate``. Roles, ids and signatures count zero.
 
     Args:
-        message: A chat message in the OpenAI or the Anthropic shape.
+        message: A message in any supported shape.
+        part_estimate: How parts without text are measured; :class:`~contextwise.PartEstimate`
+            by default.
 
     Returns:
         The number of characters, zero or more.
 
     Raises:
-        InvalidTypeError: When the message is not a mapping, or one of its fields has a type that
-            the shape does not allow (such as a number as ``content``). The error reports index 0,
-            since a single message is measured.
+        InvalidTypeError: When the message is neither a mapping nor a supported message object,
+            or one of its fields has a type that the shape does not allow (such as a number as
+            ``content``). The error reports index 0, since a single message is measured.
+        InvalidValueError: When the message has no role, or a role or a Responses item type that
+            no supported shape knows.
 
     Examples:
         >>> message_chars({"role": "user", "content": "Hello"})
@@ -73,15 +81,21 @@ def message_chars(message: ChatMessage) -> int:
         ...     {"type": "tool_result", "tool_use_id": "t1", "content": "42"},
         ...     {"type": "text", "text": "Thanks"}]})
         8
+        >>> message_chars({"type": "function_call_output", "call_id": "c1", "output": "Sunny"})
+        5
     """
-    return measure_message(message, 0, None)
+    return read_message(message, part_estimate=part_estimate).chars
 
 
-def messages_chars(messages: Sequence[ChatMessage]) -> int:
+def messages_chars(
+    messages: Sequence[ChatMessage], *, part_estimate: PartEstimate | None = None
+) -> int:
     """Return the number of characters of a list of chat messages: the sum of :func:`message_chars`.
 
     Args:
-        messages: The messages, in the OpenAI or the Anthropic shape.
+        messages: The messages, in any supported shapes.
+        part_estimate: How parts without text are measured; :class:`~contextwise.PartEstimate`
+            by default.
 
     Returns:
         The total number of characters.
@@ -89,6 +103,8 @@ def messages_chars(messages: Sequence[ChatMessage]) -> int:
     Raises:
         InvalidTypeError: When ``messages`` is not a list or a tuple, or one message is malformed;
             the error names the index of the faulty message.
+        InvalidValueError: When a message has no role, or a role or a type that no supported
+            shape knows.
 
     Examples:
         >>> messages_chars([{"role": "system", "content": "Be brief."},
@@ -96,23 +112,25 @@ def messages_chars(messages: Sequence[ChatMessage]) -> int:
         11
     """
     items = as_message_list(messages, "messages")
-    return sum(measure_message(message, index, None) for index, message in enumerate(items))
+    return sum(profile_messages(items, estimate=part_estimate).sizes)
 
 
 def message_text(message: ChatMessage) -> str:
     """Return the text that :func:`message_chars` measures, joined into one string.
 
     The pieces are joined with a newline, which does not count in :func:`message_chars`. Token
-    counters measure a message through this text.
+    counters measure a message through this text; the parts measured by an estimate have no
+    text and are added to the count separately.
 
     Args:
-        message: A chat message in the OpenAI or the Anthropic shape.
+        message: A message in any supported shape.
 
     Returns:
         The message's text pieces joined with newlines.
 
     Raises:
         InvalidTypeError: When the message is malformed, as for :func:`message_chars`.
+        InvalidValueError: When the message has no role, or one that no shape knows.
 
     Examples:
         >>> message_text({"role": "user", "content": [
@@ -121,21 +139,30 @@ def message_text(message: ChatMessage) -> str:
         'Look:\\na cat'
     """
     pieces: list[str] = []
-    measure_message(message, 0, pieces)
+    read_message(message, sink=pieces)
     return "\n".join(pieces)
 
 
 def tool_call_ids(message: ChatMessage) -> tuple[str, ...]:
     """Return the ids of the tool calls that a message makes, in order.
 
-    OpenAI ``tool_calls`` entries and Anthropic ``tool_use`` blocks are both read. Server-side
-    tools (such as ``server_tool_use``) carry their result in the same message and are not listed.
+    Each shape names its calls: OpenAI ``tool_calls`` entries, Anthropic ``tool_use`` blocks, the
+    ``call_id`` of a Responses call item (``function_call``, ``custom_tool_call``,
+    ``computer_call``, ``local_shell_call``...), the ``id`` of a Gemini ``functionCall``, a
+    LangChain ``AIMessage.tool_calls`` entry, a pydantic-ai ``ToolCallPart``. Server-side and
+    hosted tools (such as ``server_tool_use`` or ``web_search_call``) carry their result in the
+    same message and are not listed, nor are Gemini calls without an id, which pair by order and
+    name.
 
     Args:
-        message: A chat message in the OpenAI or the Anthropic shape.
+        message: A message in any supported shape.
 
     Returns:
         The call ids; empty when the message makes no tool call.
+
+    Raises:
+        InvalidTypeError: When the message is malformed, as for :func:`message_chars`.
+        InvalidValueError: When the message has no role, or one that no shape knows.
 
     Examples:
         >>> tool_call_ids({"role": "assistant", "content": [
@@ -143,44 +170,53 @@ def tool_call_ids(message: ChatMessage) -> tuple[str, ...]:
         ...     {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "x"}}]})
         ('toolu_1',)
     """
-    calls, _results, _has_results, _only_results = tool_info(message)
-    return tuple(calls)
+    return tuple(read_message(message).call_ids)
 
 
 def tool_result_ids(message: ChatMessage) -> tuple[str, ...]:
     """Return the ids of the tool calls that a message answers, in order.
 
     An OpenAI ``tool`` message answers the call named by its ``tool_call_id``; an Anthropic user
-    message answers one call per ``tool_result`` block, named by its ``tool_use_id``.
+    message answers one call per ``tool_result`` block, named by its ``tool_use_id``; a Responses
+    output item answers its ``call_id``; a Gemini ``functionResponse`` its ``id``; a LangChain
+    ``ToolMessage`` its ``tool_call_id``; a pydantic-ai ``ToolReturnPart`` its ``tool_call_id``.
 
     Args:
-        message: A chat message in the OpenAI or the Anthropic shape.
+        message: A message in any supported shape.
 
     Returns:
         The ids of the answered calls; empty when the message holds no tool result.
+
+    Raises:
+        InvalidTypeError: When the message is malformed, as for :func:`message_chars`.
+        InvalidValueError: When the message has no role, or one that no shape knows.
 
     Examples:
         >>> tool_result_ids({"role": "tool", "tool_call_id": "call_1", "content": "42"})
         ('call_1',)
     """
-    _calls, results, _has_results, _only_results = tool_info(message)
-    return tuple(results)
+    return tuple(read_message(message).result_ids)
 
 
 def is_pinned(message: ChatMessage) -> bool:
     """Tell whether a message is pinned: a system or developer message, which trimming keeps.
 
     Args:
-        message: A chat message.
+        message: A message in any supported shape (a LangChain ``SystemMessage``, or a
+            pydantic-ai request with a system prompt, is pinned too).
 
     Returns:
-        Whether the message's role is ``system`` or ``developer``.
+        Whether the message's role is ``system`` or ``developer``; ``False`` for a value that no
+        shape recognises.
 
     Examples:
         >>> is_pinned({"role": "developer", "content": "Answer in French."})
         True
     """
-    return isinstance(message, Mapping) and message.get("role") in PINNED_ROLES
+    try:
+        return read_message(message).role in PINNED_ROLES
+    except ContextwiseError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,8 +239,7 @@ class MessageGroup:
     """The characters of the group's messages, measured by :func:`message_chars`."""
 
     pinned: bool
-    """Whether trimming keeps the group: the preamble of a ``user-turn`` grouping, or a group made
-    only of system and developer messages."""
+    """Whether trimming keeps the group: a group made only of system and developer messages."""
 
     messages: tuple[ChatMessage, ...]
     """The group's messages, the same objects as in the list."""
@@ -218,25 +253,28 @@ def group_messages(
     With ``user-turn``, a group starts at each user message that says something of its own, and
     runs until the next one. A user message that only carries tool results does not start a group,
     and neither does a user message that answers a tool call of an earlier message, even when it
-    also holds text: it belongs to the tool unit of that call. The messages before the first group
-    (usually the system prompt) form a pinned preamble.
+    also holds text: it belongs to the tool unit of that call. The messages before the first user
+    turn form an ordinary group, pinned only when it holds nothing but system and developer
+    messages: an assistant greeting before the first user message can be trimmed.
 
     With ``message``, each message is its own group, except that a tool unit (an assistant message
-    with tool calls and every message up to the last one that answers them) forms one group. A
-    group made only of system and developer messages is pinned.
+    with tool calls and every message up to the last one that answers them, with the reasoning
+    item before it) forms one group. A group made only of system and developer messages is
+    pinned.
 
     In both groupings a system or developer message inside an unpinned group is still pinned:
     trimming removes the group's other messages and keeps it in place.
 
     Args:
-        messages: The conversation, in the OpenAI or the Anthropic shape.
+        messages: The conversation, in any supported shapes.
         grouping: ``"user-turn"`` (the default) or ``"message"``.
 
     Returns:
         The groups, in order; together they cover every message exactly once.
 
     Raises:
-        InvalidValueError: When the grouping is unknown.
+        InvalidValueError: When the grouping is unknown, or a message has no role, or a role or a
+            type that no shape knows.
         InvalidTypeError: When ``messages`` is not a list or a tuple, or a message is malformed.
 
     Examples:
@@ -276,19 +314,21 @@ def group_messages(
 def tool_units(messages: Sequence[ChatMessage]) -> list[tuple[int, int]]:
     """Return the tool units of a conversation as ``(start, stop)`` slices.
 
-    A tool unit runs from an assistant message with tool calls to the last message that answers
-    one of them, and takes in every message between (overlapping units merge). A message holding a
+    A tool unit runs from an assistant message with tool calls (or from the reasoning item before
+    it) to the last message that answers one of them, and takes in every message between
+    (overlapping units merge). A message holding a
     tool result whose call is not found is attached to the message before it, so that no operation
     moves it further from a call.
 
     Args:
-        messages: The conversation, in the OpenAI or the Anthropic shape.
+        messages: The conversation, in any supported shapes.
 
     Returns:
         The slices of the units that span more than one message, in order.
 
     Raises:
         InvalidTypeError: When ``messages`` is not a list or a tuple, or a message is malformed.
+        InvalidValueError: When a message has no role, or a role or a type that no shape knows.
 
     Examples:
         >>> tool_units([
@@ -320,27 +360,20 @@ def find_orphan_results(messages: Sequence[ChatMessage]) -> list[int]:
     conversation that had none.
 
     Args:
-        messages: The conversation, in the OpenAI or the Anthropic shape.
+        messages: The conversation, in any supported shapes.
 
     Returns:
         The indices of the messages with at least one orphan result, in order.
 
     Raises:
         InvalidTypeError: When ``messages`` is not a list or a tuple, or a message is malformed.
+        InvalidValueError: When a message has no role, or a role or a type that no shape knows.
 
     Examples:
         >>> find_orphan_results([{"role": "tool", "tool_call_id": "gone", "content": "42"}])
         [0]
     """
-    items = as_message_list(messages, "messages")
-    seen: set[str] = set()
-    orphans: list[int] = []
-    for index, message in enumerate(items):
-        calls, results, _has_results, _only_results = tool_info(message, index)
-        if any(result not in seen for result in results):
-            orphans.append(index)
-        seen.update(calls)
-    return orphans
+    return orphan_results(as_message_list(messages, "messages"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +409,10 @@ class MessageLayout:
     pinned: list[bool]
     """For each message, whether it is a system or developer message."""
 
+    estimated_parts: int = 0
+    """How many parts of the messages (images, audio, files, encrypted reasoning) were measured
+    by an estimate rather than exactly."""
+
     @property
     def unpinned_groups(self) -> list[tuple[int, int]]:
         """The ``(start, stop)`` slices of the groups that trimming may remove, in order."""
@@ -388,19 +425,25 @@ class MessageLayout:
 
 
 def layout_messages(
-    messages: Sequence[ChatMessage], grouping: GroupingKind = "user-turn"
+    messages: Sequence[ChatMessage],
+    grouping: GroupingKind = "user-turn",
+    *,
+    part_estimate: PartEstimate | None = None,
 ) -> MessageLayout:
     """Measure a conversation and find its groups in one linear pass.
 
     Args:
-        messages: The conversation, in the OpenAI or the Anthropic shape.
+        messages: The conversation, in any supported shapes.
         grouping: ``"user-turn"`` (the default) or ``"message"``; see :func:`group_messages`.
+        part_estimate: How parts without text are measured; :class:`~contextwise.PartEstimate`
+            by default.
 
     Returns:
         The sizes, group starts and pinned flags.
 
     Raises:
-        InvalidValueError: When the grouping is unknown.
+        InvalidValueError: When the grouping is unknown, or a message has no role, or a role or a
+            type that no shape knows.
         InvalidTypeError: When ``messages`` is not a list or a tuple, or a message is malformed.
 
     Examples:
@@ -414,7 +457,7 @@ def layout_messages(
             "unknown_grouping", grouping=str(grouping), supported=list(GROUPINGS)
         )
     items = as_message_list(messages, "messages")
-    profile = profile_messages(items)
+    profile = profile_messages(items, estimate=part_estimate)
     starts, pinned_groups, pinned_indices = group_bounds(items, grouping, profile)
     pinned = [False] * len(items)
     for index in pinned_indices:
@@ -425,4 +468,5 @@ def layout_messages(
         starts=starts,
         pinned_groups=pinned_groups,
         pinned=pinned,
+        estimated_parts=profile.estimated_parts,
     )

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwise._effects import Effects, run_async, run_sync
+from contextwise._layout import message_tokens
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
 from contextwise.decision.schema import DecisionProvider
 from contextwise.effort import Effort
 from contextwise.errors import RoutingConfigurationError
-from contextwise.messages import ChatMessage, message_text
+from contextwise.messages import ChatMessage
 from contextwise.policy import (
     AppMutation,
     Compressor,
@@ -28,7 +29,9 @@ from contextwise.policy import (
 )
 from contextwise.policy.engine import context_effects
 from contextwise.routing.model import ModelSpec, RoutingContext
+from contextwise.routing.options import provider_options
 from contextwise.routing.router import ModelRouter, RouteOutcome, route_effects
+from contextwise.routing.rules import RuleRouter
 from contextwise.tokens import EstimateCounter, TokenCounter, as_token_counter
 
 
@@ -103,13 +106,53 @@ class PreparedStep:
 
     @property
     def effort(self) -> Effort | None:
-        """The effort to send to the chosen model, as ``route.effort_sent``."""
-        return self.route.effort_sent
+        """The effort of this step for the chosen model, as ``route.effort``."""
+        return self.route.effort
 
     @property
     def messages(self) -> list[ChatMessage]:
-        """The messages of every fragment that holds messages, in input order."""
-        return _messages(self.fragments)
+        """The messages to send, in fragment order: the messages of each message fragment, and
+        each text fragment as one message of its ``role`` (``user`` by default)."""
+        messages: list[ChatMessage] = []
+        for fragment in self.fragments:
+            if fragment.messages is not None:
+                messages.extend(fragment.messages)
+            elif fragment.text is not None:
+                messages.append({"role": fragment.role or "user", "content": fragment.text})
+        return messages
+
+    def request_options(self) -> dict[str, Any]:
+        """Return the provider SDK's keyword arguments for the step's model and effort.
+
+        They are :func:`~contextwise.provider_options` of ``model`` and ``effort``: the model
+        name, the output limit and the reasoning or thinking parameters. The budget's reasoning
+        reserve is the thinking budget of the same effort, so what is sent and what is reserved
+        agree.
+
+        Returns:
+            A new dictionary to pass to the provider SDK's call with the messages.
+
+        Raises:
+            RoutingConfigurationError: When the model declares no ``api`` (code
+                ``missing_api``), or the Anthropic API lacks an output limit (code
+                ``missing_output_limit``).
+
+        Examples:
+            >>> from contextwise import ContextPolicy, Fragment, ModelSpec
+            >>> prepared = prepare_step(
+            ...     ContextPolicy(mode="reduce"),
+            ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
+            ...     model=ModelSpec(
+            ...         name="gpt-5", api="openai-chat", effort="low", window=128_000
+            ...     ),
+            ...     step=1,
+            ... )
+            >>> prepared.request_options()
+            {'model': 'gpt-5', 'reasoning_effort': 'low'}
+            >>> prepared.budget.reasoning
+            1024
+        """
+        return provider_options(self.model, self.effort)
 
     def fragment(self, fragment_id: str) -> Fragment:
         """Return the fragment with an id.
@@ -171,7 +214,8 @@ def prepare_step(
     policy: ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
-    router: ModelRouter,
+    router: ModelRouter | RuleRouter | None = None,
+    model: ModelSpec | str | None = None,
     step: int,
     active: str | None = None,
     system: str = "",
@@ -231,7 +275,17 @@ def prepare_step(
         _core(
             policy,
             fragments,
-            _StepOptions(router, step, active, system, tools, counter, window, output, reasoning),
+            _StepOptions(
+                _step_router(router, model),
+                step,
+                active,
+                system,
+                tools,
+                counter,
+                window,
+                output,
+                reasoning,
+            ),
             {"compressors": compressors, "apps": apps, "decision_provider": decision_provider},
         )
     )
@@ -241,7 +295,8 @@ async def aprepare_step(
     policy: ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
-    router: ModelRouter,
+    router: ModelRouter | RuleRouter | None = None,
+    model: ModelSpec | str | None = None,
     step: int,
     active: str | None = None,
     system: str = "",
@@ -279,10 +334,14 @@ async def aprepare_step(
     Args:
         policy: The context policy, or a mapping in the shape of a policy file.
         fragments: The fragments of the context before compaction.
-        router: The model router; its ``on_event`` receives the routing events.
+        router: The router that picks the model: a :class:`~contextwise.routing.ModelRouter`
+            or a :class:`~contextwise.routing.RuleRouter`; its ``on_event`` receives the routing
+            events. Give either ``router`` or ``model``.
+        model: The one model that runs every step, instead of a router; the route then has the
+            reason ``default``.
         step: The number of the harness step.
-        active: The label of the model that ran the previous step; the routing's fallback when
-            omitted, for the first step.
+        active: The label of the model that ran the previous step; the routing's fallback (or the
+            rule router's default) when omitted, for the first step.
         system: The conversation model's instructions, shown to the decision model.
         tools: The tool specifications offered to the conversation model, shown to the decision
             model.
@@ -290,7 +349,9 @@ async def aprepare_step(
             when omitted.
         window: The context window of models whose spec declares none.
         output: The output reserve of models whose spec declares no ``max_output_tokens``.
-        reasoning: The reasoning reserve of every model.
+        reasoning: The reasoning reserve of a model run without an effort. With an effort, the
+            reserve is that effort's thinking budget (:meth:`ModelSpec.thinking_budget`), the one
+            :meth:`PreparedStep.request_options` sends.
         compressors: The compressors by name, as the policy's compress steps name them.
         apps: The app mutations by name, as the policy's app steps name them.
         decision_provider: The decision provider of a policy with a ``model`` selection.
@@ -300,9 +361,11 @@ async def aprepare_step(
         chosen model's budget and the budget plan.
 
     Raises:
-        RoutingConfigurationError: When ``active`` is not a candidate (code
-            ``unknown_active_model``), a model has no window (code ``missing_window``), or the
-            routing state is not lossless JSON.
+        RoutingConfigurationError: When both or neither of ``router`` and ``model`` are given
+            (code ``router_or_model``), ``router`` is not a router (code ``invalid_router``),
+            ``active`` is not a candidate (code ``unknown_active_model``), a model has no window
+            (code ``missing_window``), or the routing state is not lossless JSON.
+        RoutingRuleError: When a rule of a rule router raises.
         ContextOverflowError: When the compacted context does not fit the chosen model.
         PolicyConfigurationError: When the policy does not match the fragments or what is
             supplied.
@@ -348,7 +411,17 @@ async def aprepare_step(
         _core(
             policy,
             fragments,
-            _StepOptions(router, step, active, system, tools, counter, window, output, reasoning),
+            _StepOptions(
+                _step_router(router, model),
+                step,
+                active,
+                system,
+                tools,
+                counter,
+                window,
+                output,
+                reasoning,
+            ),
             {"compressors": compressors, "apps": apps, "decision_provider": decision_provider},
         )
     )
@@ -358,7 +431,7 @@ async def aprepare_step(
 class _StepOptions:
     """What one step needs besides the policy, the fragments and the policy's functions."""
 
-    router: ModelRouter
+    router: ModelRouter | RuleRouter
     step: int
     active: str | None
     system: str
@@ -368,9 +441,40 @@ class _StepOptions:
     output: int
     reasoning: int
 
-    def budget(self, spec: ModelSpec) -> ContextBudget:
-        """A model's context budget with this step's defaults."""
-        return model_budget(spec, window=self.window, output=self.output, reasoning=self.reasoning)
+    def budget(self, spec: ModelSpec, effort: Effort | None) -> ContextBudget:
+        """A model's context budget with this step's defaults; an effort reserves its thinking."""
+        reasoning = self.reasoning if effort is None else spec.thinking_budget(effort)
+        return model_budget(spec, window=self.window, output=self.output, reasoning=reasoning)
+
+    def candidates(self) -> tuple[Mapping[str, ModelSpec], str]:
+        """The router's models by label, and the label of the first step's active model."""
+        router = self.router
+        if isinstance(router, RuleRouter):
+            return router.models, router.default
+        return router.routing.models, router.routing.fallback
+
+    def route(self, context: RoutingContext) -> Effects[RouteOutcome]:
+        """Route the step with either kind of router."""
+        if isinstance(self.router, RuleRouter):
+            return self.router.route(context)
+        outcome: RouteOutcome = yield from route_effects(self.router, context)
+        return outcome
+
+
+def _step_router(
+    router: ModelRouter | RuleRouter | None, model: ModelSpec | str | None
+) -> ModelRouter | RuleRouter:
+    """The step's router: the one given, or a single-model router for ``model``."""
+    if (router is None) == (model is None):
+        raise RoutingConfigurationError("router_or_model", field="router")
+    if router is None:
+        assert model is not None
+        return RuleRouter.single(model)
+    if not isinstance(router, ModelRouter | RuleRouter):
+        raise RoutingConfigurationError(
+            "invalid_router", field="router", type_name=type(router).__name__
+        )
+    return router
 
 
 def _core(
@@ -380,15 +484,15 @@ def _core(
     functions: dict[str, Any],
 ) -> Effects[PreparedStep]:
     """The core of :func:`prepare_step` and :func:`aprepare_step`, for any driver."""
-    routing = options.router.routing
-    label = routing.fallback if options.active is None else options.active
-    if label not in routing.models:
+    models, first = options.candidates()
+    label = first if options.active is None else options.active
+    if label not in models:
         raise RoutingConfigurationError(
-            "unknown_active_model", field="active", model=str(label), known=list(routing.models)
+            "unknown_active_model", field="active", model=str(label), known=list(models)
         )
     tokens = EstimateCounter() if options.counter is None else as_token_counter(options.counter)
-    active_spec = routing.models[label]
-    active_budget = options.budget(active_spec)
+    active_spec = models[label]
+    active_budget = options.budget(active_spec, active_spec.effort_sent)
     result: ContextResult = yield from context_effects(
         policy, fragments, counter=tokens, budget=active_budget, **functions
     )
@@ -399,8 +503,8 @@ def _core(
         messages=_messages(result.fragments),
         tools=options.tools,
     )
-    route = yield from route_effects(options.router, context)
-    budget = options.budget(route.model)
+    route = yield from options.route(context)
+    budget = options.budget(route.model, route.effort)
     segments = _segments(result.fragments, tokens)
     recompacted = False
     if (
@@ -438,6 +542,6 @@ def _segments(fragments: Sequence[Fragment], counter: TokenCounter) -> list[Budg
             tokens = counter.count(fragment.text)
         else:
             messages = fragment.messages or ()
-            tokens = sum(counter.count(message_text(message)) for message in messages)
+            tokens = sum(message_tokens(message, counter.count) for message in messages)
         segments.append(BudgetSegment(fragment.id, tokens))
     return segments

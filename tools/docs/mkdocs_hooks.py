@@ -29,6 +29,7 @@ GUIDES = (
     "tokens",
     "effort",
     "messages",
+    "message-shapes",
     "context-policies",
     "model-routing",
     "harness-step",

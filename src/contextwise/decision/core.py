@@ -210,10 +210,29 @@ def choice_effects(
     timeout: float | None = None,
 ) -> Effects[ChoiceOutcome]:
     """The core of :func:`decide_choice` and :func:`adecide_choice`, for any driver."""
+    outcomes = yield from choices_effects(
+        provider, model, {key: question}, state, min_confidence, timeout=timeout
+    )
+    return outcomes[key]
+
+
+def choices_effects(
+    provider: DecisionProvider,
+    model: str,
+    questions: Mapping[str, ChoiceQuestion],
+    state: Any,
+    min_confidence: float,
+    timeout: float | None = None,
+) -> Effects[dict[str, ChoiceOutcome]]:
+    """Ask several choice questions in one request and validate every answer, for any driver.
+
+    Each answer is checked against its question and gets its own reason from its confidence; the
+    usage and duration are those of the one request.
+    """
     check_min_confidence(min_confidence)
     check_timeout(timeout)
     check_json_state(state)
-    request = DecisionRequest.model_construct(model=model, questions={key: question}, state=state)
+    request = DecisionRequest.model_construct(model=model, questions=dict(questions), state=state)
     start = perf_counter()
     reply = yield Invoke(provider.request, (request,), timeout=timeout, inline=True)
     duration_ms = (perf_counter() - start) * 1000.0
@@ -223,23 +242,26 @@ def choice_effects(
     if reply.error is not None:
         raise reply.error
     response = coerce_response(reply.value, provider)
-    answer = response.answers.get(key)
-    if answer is None:
-        raise DecisionResponseError("missing_answer", provider=provider.name, question=key)
-    if not isinstance(answer, ChoiceAnswer):
-        raise DecisionResponseError("not_a_choice_answer", question=key)
-    check_choice_answer(answer, question, key=key)
-    confidence = answer.confidence
-    reason: ChoiceReason = "confidence" if confidence < min_confidence else "selected"
-    return ChoiceOutcome(
-        choice=answer.choice,
-        confidence=confidence,
-        reason=reason,
-        answer=answer,
-        usage=response.usage,
-        duration_ms=duration_ms,
-        response_model=response.model,
-    )
+    outcomes: dict[str, ChoiceOutcome] = {}
+    for key, question in questions.items():
+        answer = response.answers.get(key)
+        if answer is None:
+            raise DecisionResponseError("missing_answer", provider=provider.name, question=key)
+        if not isinstance(answer, ChoiceAnswer):
+            raise DecisionResponseError("not_a_choice_answer", question=key)
+        check_choice_answer(answer, question, key=key)
+        confidence = answer.confidence
+        reason: ChoiceReason = "confidence" if confidence < min_confidence else "selected"
+        outcomes[key] = ChoiceOutcome(
+            choice=answer.choice,
+            confidence=confidence,
+            reason=reason,
+            answer=answer,
+            usage=response.usage,
+            duration_ms=duration_ms,
+            response_model=response.model,
+        )
+    return outcomes
 
 
 def coerce_response(raw: object, provider: DecisionProvider) -> DecisionResponse:

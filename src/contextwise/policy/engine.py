@@ -35,6 +35,7 @@ from contextwise.policy.selection import (
 )
 from contextwise.policy.steps import FragState, KnownSizes, Measure, StepContext, measure_fragment
 from contextwise.policy.validation import validate_context_policy
+from contextwise.shapes import PartEstimate
 from contextwise.tokens import TokenCounter, as_token_counter
 
 Compressor: TypeAlias = Callable[[Any], Any]
@@ -63,6 +64,7 @@ def process_context(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
 ) -> ContextResult:
     """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
 
@@ -97,6 +99,7 @@ def process_context(
             apps=apps,
             decision_provider=decision_provider,
             step_timeout=step_timeout,
+            part_estimate=part_estimate,
         )
     )
 
@@ -111,6 +114,7 @@ async def aprocess_context(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
 ) -> ContextResult:
     """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
 
@@ -143,6 +147,9 @@ async def aprocess_context(
         decision_provider: The decision provider of a ``model`` selection.
         step_timeout: The default maximum number of seconds that a compressor or app may take,
             for steps without their own ``timeout``; no limit when omitted.
+        part_estimate: How the parts of messages that have no text (images, audio, files,
+            encrypted reasoning) are measured; :class:`~contextwise.PartEstimate` by default.
+            The report counts the parts it measured in ``estimated_parts``.
 
     Returns:
         The fragments in input order, the report, and what was removed from each fragment.
@@ -183,6 +190,7 @@ async def aprocess_context(
             apps=apps,
             decision_provider=decision_provider,
             step_timeout=step_timeout,
+            part_estimate=part_estimate,
         )
     )
 
@@ -197,6 +205,7 @@ def context_effects(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
     known_sizes: Mapping[str, KnownSizes] | None = None,
     removed_by: dict[int, str] | None = None,
 ) -> Effects[ContextResult]:
@@ -230,7 +239,7 @@ def context_effects(
                 "invalid_decision_provider", type_name=type(decision_provider).__name__
             )
     context = StepContext(
-        measure=Measure(token_counter),
+        measure=Measure(token_counter, _part_estimate(part_estimate)),
         compressors=compressor_map,
         apps=app_map,
         default_timeout=None if step_timeout is None else float(step_timeout),
@@ -248,6 +257,12 @@ def context_effects(
 
 
 # --- preparation -----------------------------------------------------------------------------
+
+
+def _part_estimate(value: object) -> PartEstimate | None:
+    if value is None or isinstance(value, PartEstimate):
+        return value
+    raise InvalidTypeError("invalid_part_estimate_type", type_name=type(value).__name__)
 
 
 def _budget_limit(budget: object | None, counter: TokenCounter | None) -> int | None:
@@ -305,9 +320,22 @@ def _core(
     if policy.mode == "validate":
         _check_validate(limits, before_chars, before_tokens)
     acted = policy.mode != "validate" and over
+    present = {fragment.id for fragment in fragments}
+    skipped = tuple(step.id for step in policy.steps if step.fragment_id not in present)
     if acted:
-        yield from _select(runner, policy, decision_provider)
-    report = _report(policy, runner, limits, before_chars, before_tokens, acted=acted)
+        yield from _select(runner, policy, decision_provider, set(skipped))
+    report = _report(
+        policy,
+        runner,
+        limits,
+        before_chars,
+        before_tokens,
+        acted=acted,
+        estimated_parts=sum(
+            state.profile.estimated_parts for state in states.values() if state.profile
+        ),
+        skipped_steps=skipped,
+    )
     if not report.target_met:
         _warn_shortfall(report, limits)
     if removed_by is not None:
@@ -333,6 +361,8 @@ def _report(
     before_tokens: int | None,
     *,
     acted: bool,
+    estimated_parts: int,
+    skipped_steps: tuple[str, ...],
 ) -> ContextProcessingReport:
     """The report of a run, with whether the targets were met when the policy acted."""
     short_chars, short_tokens = (
@@ -342,12 +372,14 @@ def _report(
     )
     return ContextProcessingReport(
         mode=policy.mode,
+        estimated_parts=estimated_parts,
         selection=policy.selection.mode if acted else None,
         decisions=tuple(runner.decisions),
         before_chars=before_chars,
         after_chars=runner.chars,
         tokens=_token_report(runner.context.measure, before_tokens, runner.tokens, limits),
         changes=tuple(runner.changes),
+        skipped_steps=skipped_steps,
         target_met=not (short_chars or short_tokens),
         shortfall_chars=short_chars,
         shortfall_tokens=short_tokens,
@@ -399,16 +431,23 @@ def _check_validate(limits: Limits, chars: int, tokens: int | None) -> None:
 
 
 def _select(
-    runner: Runner, policy: ContextPolicy, decision_provider: DecisionProvider | None
+    runner: Runner,
+    policy: ContextPolicy,
+    decision_provider: DecisionProvider | None,
+    skipped: set[str],
 ) -> Effects[None]:
-    """Apply the policy's selection of steps until the targets are met."""
+    """Apply the policy's selection of steps until the targets are met.
+
+    The steps on an absent optional fragment are left out of every selection.
+    """
     selection = policy.selection
-    steps = list(policy.steps)
+    steps = [step for step in policy.steps if step.id not in skipped]
     if isinstance(selection, SequenceSelection):
         yield from run_sequence(runner, steps)
     elif isinstance(selection, FixedSelection):
         by_id = {step.id: step for step in steps}
-        yield from run_sequence(runner, [by_id[step_id] for step_id in selection.steps])
+        fixed = [by_id[step_id] for step_id in selection.steps if step_id in by_id]
+        yield from run_sequence(runner, fixed)
     elif isinstance(selection, AutoSelection):
         yield from run_auto(runner, steps)
     else:

@@ -16,23 +16,40 @@ FragmentField: TypeAlias = Literal["messages", "text"]
 RemovedItem: TypeAlias = ChatMessage | str
 """Something a policy took out of a fragment: a message, or a span of text."""
 
+FragmentRole: TypeAlias = Literal["system", "user"]
+"""Where a text fragment goes among the messages to send: a system or a user message."""
+
+FRAGMENT_ROLES: tuple[FragmentRole, ...] = ("system", "user")
+"""The accepted values of a text fragment's ``role``."""
+
+DEFAULT_FRAGMENT_ROLE: FragmentRole = "user"
+"""The role of a text fragment that declares none: every provider accepts user messages, while
+some (Anthropic, Gemini) take system text apart from the messages."""
+
 
 class Fragment:
     """A named piece of the context: a list of chat messages, or a text.
 
     A fragment holds exactly one of the two. The messages are kept in a tuple, so the list given
     is never changed; the message objects themselves are shared, not copied, and contextwise
-    never mutates them. The attributes are read-only, and two fragments are equal when their ids
-    and contents are equal.
+    never mutates them. The attributes are read-only, and two fragments are equal when their ids,
+    contents and roles are equal.
+
+    A text fragment says where it goes among the messages to send
+    (:attr:`~contextwise.PreparedStep.messages`): ``role="system"`` makes it a system message,
+    ``role="user"`` (the default) a user message, at the fragment's place in the fragment order.
 
     Args:
         id: The fragment's id, which steps name in their ``fragment_id``.
         text: The fragment's text, for a document, a memory or a tool output.
         messages: The fragment's chat messages, in the OpenAI or the Anthropic shape.
+        role: For a text fragment, the role of the message it becomes: ``"system"`` or
+            ``"user"``; ``"user"`` when omitted. A message fragment takes no role.
 
     Raises:
-        InvalidValueError: When the id is blank (code ``blank_fragment_id``), or the fragment has
-            both or neither of ``text`` and ``messages`` (code ``invalid_fragment``).
+        InvalidValueError: When the id is blank (code ``blank_fragment_id``), the fragment has
+            both or neither of ``text`` and ``messages`` (code ``invalid_fragment``), or the role
+            is not a role of a text fragment (code ``invalid_fragment_role``).
         InvalidTypeError: When the id or the text is not a string, or the messages are not a list
             or a tuple.
 
@@ -42,9 +59,11 @@ class Fragment:
         ('messages', 2)
         >>> Fragment(id="notes", text="Remember the milk.").chars
         18
+        >>> Fragment("rules", text="Answer in French.", role="system").role
+        'system'
     """
 
-    __slots__ = ("_id", "_messages", "_text")
+    __slots__ = ("_id", "_messages", "_role", "_text")
 
     def __init__(
         self,
@@ -52,6 +71,7 @@ class Fragment:
         *,
         text: str | None = None,
         messages: Sequence[ChatMessage] | None = None,
+        role: FragmentRole | None = None,
     ) -> None:
         if not isinstance(id, str):
             raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
@@ -70,6 +90,16 @@ class Fragment:
                     type_name=type(messages).__name__,
                 )
             held = tuple(messages)
+        if role is not None and (text is None or role not in FRAGMENT_ROLES):
+            raise InvalidValueError(
+                "invalid_fragment_role",
+                fragment_id=id,
+                value=repr(role),
+                supported=list(FRAGMENT_ROLES),
+            )
+        self._role: FragmentRole | None = None
+        if text is not None:
+            self._role = DEFAULT_FRAGMENT_ROLE if role is None else role
         self._id = id
         self._text = text
         self._messages = held
@@ -89,15 +119,21 @@ class Fragment:
         """The fragment's messages, or ``None`` when it holds a text."""
         return self._messages
 
+    @property
+    def role(self) -> FragmentRole | None:
+        """The role of the message a text fragment becomes, or ``None`` for messages."""
+        return self._role
+
     def __repr__(self) -> str:
         if self._text is not None:
-            return f"Fragment({self._id!r}, text={self._text!r})"
+            return f"Fragment({self._id!r}, text={self._text!r}, role={self._role!r})"
         return f"Fragment({self._id!r}, messages={list(self._messages or ())!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Fragment):
             return NotImplemented
-        return (self._id, self._text, self._messages) == (other._id, other._text, other._messages)
+        mine = (self._id, self._text, self._messages, self._role)
+        return mine == (other._id, other._text, other._messages, other._role)
 
     __hash__ = None  # type: ignore[assignment]  # messages are dicts, which cannot be hashed
 
@@ -129,7 +165,7 @@ class Fragment:
         return Fragment(self.id, messages=messages)
 
     def with_text(self, text: str) -> Fragment:
-        """Return a fragment with the same id and another text.
+        """Return a fragment with the same id and role and another text.
 
         Args:
             text: The new text.
@@ -141,7 +177,7 @@ class Fragment:
             >>> Fragment("doc", text="long text").with_text("short").text
             'short'
         """
-        return Fragment(self.id, text=text)
+        return Fragment(self.id, text=text, role=self._role)
 
 
 def coerce_fragments(fragments: object) -> list[Fragment]:
@@ -149,7 +185,7 @@ def coerce_fragments(fragments: object) -> list[Fragment]:
 
     Args:
         fragments: A list or tuple of :class:`Fragment` objects or mappings with the keys ``id``
-            and ``text`` or ``messages``.
+            and ``text`` (with an optional ``role``) or ``messages``.
 
     Returns:
         The fragments, in order.
@@ -176,6 +212,7 @@ def coerce_fragments(fragments: object) -> list[Fragment]:
                 entry.get("id"),  # type: ignore[arg-type]
                 text=entry.get("text"),
                 messages=entry.get("messages"),
+                role=entry.get("role"),
             )
         else:
             raise InvalidTypeError(

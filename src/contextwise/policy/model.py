@@ -348,6 +348,10 @@ class ContextPolicy(PolicyModel):
     steps: tuple[ContextStep, ...] = ()
     """The steps the policy may apply, each with a unique id."""
 
+    optional_fragments: tuple[_Name, ...] = ()
+    """The ids of fragments that may be absent on a step; the steps on an absent one are skipped
+    and listed in the report's ``skipped_steps``, instead of failing with ``unknown_fragment``."""
+
     @model_validator(mode="before")
     @classmethod
     def _drop_schema_key(cls, data: Any) -> Any:

@@ -182,8 +182,16 @@ class ContextProcessingReport(PolicyModel):
     tokens: TokenReport | None = None
     """The token measurement, present only when a token counter was given."""
 
+    estimated_parts: _Count = 0
+    """How many parts of the input messages (images, audio, video, files, encrypted reasoning)
+    were measured by an estimate rather than exactly; see :class:`~contextwise.PartEstimate`."""
+
     changes: tuple[ContextChange, ...] = ()
     """The changes in the order they were made, failed ones included."""
+
+    skipped_steps: tuple[str, ...] = ()
+    """The ids of the steps skipped because their optional fragment was absent, in policy
+    order."""
 
     target_met: bool = True
     """Whether the context ends at or below the targets, or never needed the policy to act."""

@@ -19,6 +19,7 @@ from contextwise._align import align
 from contextwise._effects import Effects, Invoke, Reply
 from contextwise._layout import (
     Profile,
+    message_tokens,
     older_groups,
     pinned_between,
     profile_messages,
@@ -31,13 +32,13 @@ from contextwise.messages import (
     ChatMessage,
     find_orphan_results,
     message_chars,
-    message_text,
     tool_call_ids,
     tool_result_ids,
 )
 from contextwise.policy.fragments import Fragment, RemovedItem
 from contextwise.policy.model import AppStep, CompressStep, ContextStep, StepKind, TrimStep
 from contextwise.policy.report import ChangeError, ContextChange
+from contextwise.shapes import PartEstimate, read_message, summary_message
 from contextwise.tokens import TokenCounter, check_count
 
 T = TypeVar("T")
@@ -45,9 +46,11 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Measure:
-    """How sizes are measured: characters always, tokens when a counter is given."""
+    """How sizes are measured: characters always, tokens when a counter is given; parts without
+    text by the part estimate."""
 
     counter: TokenCounter | None
+    part_estimate: PartEstimate | None = None
 
     def text_tokens(self, text: str) -> int:
         """Count the tokens of a text with the counter, checking the result."""
@@ -55,10 +58,22 @@ class Measure:
         return check_count(self.counter.count(text), str(getattr(self.counter, "id", "?")))
 
     def message_tokens(self, messages: Sequence[ChatMessage]) -> list[int] | None:
-        """Count the tokens of each message through its text, or ``None`` without a counter."""
+        """Count the tokens of each message, or ``None`` without a counter: its text through the
+        counter, plus its estimated parts at the estimate's characters per token."""
         if self.counter is None:
             return None
-        return [self.text_tokens(message_text(message)) for message in messages]
+        return [self.one_message_tokens(message) for message in messages]
+
+    def one_message_tokens(self, message: ChatMessage) -> int:
+        """Count the tokens of one message (with a counter)."""
+        return message_tokens(message, self.text_tokens, self.part_estimate)
+
+    def profile(
+        self, messages: Sequence[ChatMessage], sizes: Sequence[int] | None = None
+    ) -> Profile:
+        """Measure each message's characters and role once (or take ``sizes``, measured
+        earlier)."""
+        return profile_messages(messages, sizes, self.part_estimate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +111,7 @@ def measure_fragment(
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = profile_messages(messages, None if known is None else known.chars)
+    profile = measure.profile(messages, None if known is None else known.chars)
     token_sizes = (
         list(known.tokens)
         if known is not None and known.tokens is not None and measure.counter is not None
@@ -369,7 +384,7 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
         step,
         "trim",
         state,
-        Fragment(state.fragment.id, text=new_text),
+        state.fragment.with_text(new_text),
         len(new_text),
         tokens,
         removed_chars=len(span),
@@ -493,7 +508,7 @@ def _compress_text(
         step,
         "compress",
         state,
-        Fragment(state.fragment.id, text=summary),
+        state.fragment.with_text(summary),
         len(summary),
         None if measure.counter is None else measure.text_tokens(summary),
         removed_chars=len(text),
@@ -520,13 +535,15 @@ def _compress_messages(
     reply = yield from _call_step(step, state, context, copy.deepcopy(replaced))
     if isinstance(reply, Candidate):
         return reply
-    checked = _checked_summary(step, state, reply.value, replaced_chars, context.measure)
+    checked = _checked_summary(
+        step, state, _summary_message(step, reply.value, replaced[0]), replaced_chars, context
+    )
     if isinstance(checked, Candidate):
         return checked
     summary, summary_chars, summary_tokens = checked
     new_profile = Profile(
         splice(profile.sizes, start, stop, stay, [summary_chars]),
-        splice(profile.roles, start, stop, stay, [summary.get("role")]),
+        splice(profile.roles, start, stop, stay, [read_message(summary).role]),
         profile.plain and profile_messages([summary]).plain,
     )
     new_token_sizes: list[int] | None = None
@@ -550,21 +567,25 @@ def _compress_messages(
 
 
 def _checked_summary(
-    step: CompressStep, state: FragState, result: object, replaced_chars: int, measure: Measure
+    step: CompressStep,
+    state: FragState,
+    summary: object,
+    replaced_chars: int,
+    context: StepContext,
 ) -> tuple[ChatMessage, int, int | None] | Candidate:
     """The summary a compressor returned, with its characters and tokens, or the failed step."""
     params = _params(step)
-    summary = _summary_message(step, result)
-    if summary is None:
+    measure = context.measure
+    if isinstance(summary, _NotAMessage):
         return _step_failed(
-            step, state, "compressor_invalid_result", type_name=type(result).__name__, **params
+            step, state, "compressor_invalid_result", type_name=summary.type_name, **params
         )
     measured = _measure_new(
         step,
         state,
         lambda: (
-            message_chars(summary),
-            None if measure.counter is None else measure.text_tokens(message_text(summary)),
+            message_chars(summary, part_estimate=measure.part_estimate),
+            None if measure.counter is None else measure.one_message_tokens(summary),
         ),
     )
     if isinstance(measured, Candidate):
@@ -584,13 +605,25 @@ def _checked_summary(
     return summary, summary_chars, summary_tokens
 
 
-def _summary_message(step: CompressStep, result: object) -> ChatMessage | None:
-    """The summary message a compressor returned (a string becomes a message), or ``None``."""
+@dataclass(frozen=True, slots=True)
+class _NotAMessage:
+    """What a compressor returned when it is neither text nor a message."""
+
+    type_name: str
+
+
+def _summary_message(step: CompressStep, result: object, like: ChatMessage) -> object:
+    """The summary message a compressor returned: a string becomes a message in the shape of the
+    first message it replaces; a mapping is copied; a message object is kept as it is."""
     if isinstance(result, str):
-        return {"role": step.summary_role, "content": result}
+        return summary_message(result, step.summary_role, like)
     if isinstance(result, Mapping):
         return dict(result)
-    return None
+    try:
+        read_message(result)
+    except ContextwiseError:
+        return _NotAMessage(type(result).__name__)
+    return result
 
 
 # --- app -------------------------------------------------------------------------------------
@@ -599,7 +632,7 @@ def _summary_message(step: CompressStep, result: object) -> ChatMessage | None:
 def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
     fragment = state.fragment
     old_text = fragment.text or ""
-    reply = yield from _call_step(step, state, context, Fragment(fragment.id, text=old_text))
+    reply = yield from _call_step(step, state, context, fragment.with_text(old_text))
     if isinstance(reply, Candidate):
         return reply
     result = reply.value
@@ -620,7 +653,7 @@ def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[
         step,
         "app",
         state,
-        Fragment(fragment.id, text=new_text),
+        fragment.with_text(new_text),
         len(new_text),
         tokens,
         removed_chars=len(span),
@@ -649,7 +682,7 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
     measured = _measure_new(
         step,
         state,
-        lambda: (profile_messages(new_messages), measure.message_tokens(new_messages)),
+        lambda: (measure.profile(new_messages), measure.message_tokens(new_messages)),
     )
     if isinstance(measured, Candidate):
         return measured
@@ -659,9 +692,15 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
     chars = sum(new_profile.sizes)
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
     # An exact ledger: the messages removed are those outside a longest common subsequence of the
-    # old and new lists, so a rewrite in the middle removes that message only.
+    # old and new lists (moved messages paired), so a rewrite in the middle removes that message
+    # only.
     alignment = align(old_messages, new_messages)
     removed_indices, source = alignment.removed, alignment.source
+    # The app worked on copies: a message it kept unchanged is the caller's own object again.
+    new_messages = tuple(
+        message if index is None else old_messages[index]
+        for message, index in zip(new_messages, source, strict=True)
+    )
     removed = tuple(old_messages[index] for index in removed_indices)
     removed_chars = sum(state.sizes[index] for index in removed_indices)
     new_state, change = _changed(

@@ -91,6 +91,8 @@ def validate_context_policy(
         fields = {fragment.id: fragment.field for fragment in fragments}
         for step in checked.steps:
             actual = fields.get(step.fragment_id)
+            if actual is None and step.fragment_id in checked.optional_fragments:
+                continue
             if actual is None:
                 raise PolicyConfigurationError(
                     "unknown_fragment",

@@ -4,14 +4,19 @@ The implementation lives in private-by-convention modules; this package re-expor
 """
 
 from contextwise.routing.model import (
+    APIS,
     DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REASONING_TOKENS,
+    EFFORT_WORDS,
     ON_ERROR_CHOICES,
+    Api,
     ModelRouting,
     ModelSpec,
     OnError,
     RoutingContext,
     StateFunction,
 )
+from contextwise.routing.options import provider_options
 from contextwise.routing.router import (
     LOGGER_NAME,
     REASONING_BLOCK_TYPES,
@@ -27,13 +32,19 @@ from contextwise.routing.router import (
     RoutingEvent,
     default_state,
 )
+from contextwise.routing.rules import RULES_PROVIDER, RoutingRule, RulePredicate, RuleRouter
 
 __all__ = [
+    "APIS",
     "DEFAULT_MIN_CONFIDENCE",
+    "DEFAULT_REASONING_TOKENS",
+    "EFFORT_WORDS",
     "LOGGER_NAME",
     "ON_ERROR_CHOICES",
     "REASONING_BLOCK_TYPES",
     "REASONING_MESSAGE_KEYS",
+    "RULES_PROVIDER",
+    "Api",
     "DecisionFailedEvent",
     "DecisionFinishedEvent",
     "DecisionStartedEvent",
@@ -47,6 +58,10 @@ __all__ = [
     "RouteReason",
     "RoutingContext",
     "RoutingEvent",
+    "RoutingRule",
+    "RulePredicate",
+    "RuleRouter",
     "StateFunction",
     "default_state",
+    "provider_options",
 ]

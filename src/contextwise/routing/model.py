@@ -7,13 +7,17 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NoReturn, TypeAlias
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contextwise._validation import CodedModel
 from contextwise.decision.core import FallbackPredicate, check_min_confidence, check_timeout
 from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
-from contextwise.effort import Effort, clamp_effort
-from contextwise.errors import InvalidTypeError, InvalidValueError, RoutingConfigurationError
+from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
+from contextwise.errors import (
+    InvalidTypeError,
+    InvalidValueError,
+    RoutingConfigurationError,
+)
 
 OnError: TypeAlias = Literal["fallback", "fail"]
 """What the router does when the provider times out or is unavailable."""
@@ -25,12 +29,52 @@ DEFAULT_MIN_CONFIDENCE = 0.85
 """The default confidence threshold of a routing declaration."""
 
 
+Api: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+"""A provider API whose request options :func:`~contextwise.provider_options` knows how to build."""
+
+APIS: tuple[Api, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
+"""The accepted values of ``ModelSpec.api``."""
+
+EFFORT_WORDS: Mapping[Api, tuple[str, ...]] = MappingProxyType(
+    {
+        "openai-chat": ("none", "minimal", "low", "medium", "high", "xhigh", "max"),
+        "openai-responses": ("none", "minimal", "low", "medium", "high", "xhigh", "max"),
+        "anthropic": ("low", "medium", "high", "xhigh", "max"),
+        "gemini": ("minimal", "low", "medium", "high", "xhigh"),
+    }
+)
+"""The effort words each API accepts: OpenAI's ``reasoning_effort``, Anthropic's
+``output_config.effort`` and Gemini's ``thinking_level``."""
+
+DEFAULT_REASONING_TOKENS: Mapping[Effort, int] = MappingProxyType(
+    {
+        Effort.NONE: 0,
+        Effort.LOW: 1_024,
+        Effort.MEDIUM: 4_096,
+        Effort.HIGH: 16_384,
+        Effort.MAX: 32_768,
+    }
+)
+"""The thinking budget of a level that ``ModelSpec.reasoning_tokens`` does not list."""
+
+
 class ModelSpec(CodedModel):
     """A candidate model and its own settings.
 
     Every candidate runs on the harness's model provider; the spec carries what the harness needs
     to call it: the name, the effort to request, the output reserve and the context window. A bare
     string given to :class:`ModelRouting` means ``ModelSpec(name=...)``.
+
+    ``api``, ``effort_names`` and ``reasoning_tokens`` say how an effort level reaches the
+    provider: :func:`~contextwise.provider_options` turns them into the keyword arguments of the
+    provider's own SDK. Each is checked at construction, and a failure raises a
+    :class:`~contextwise.errors.RoutingConfigurationError` whose ``field`` parameter names the
+    field: an unknown API (``unknown_api``), an effort word that no provider accepts
+    (``unknown_effort_name``) or that the declared API does not accept
+    (``effort_name_not_in_api``), a thinking budget that leaves no room for the answer in the
+    output limit (``reasoning_tokens_over_output``) or exceeds the context window
+    (``reasoning_tokens_over_window``). An unknown effort level raises
+    :class:`~contextwise.errors.InvalidValueError` (code ``invalid_effort``).
 
     Sizes are whole numbers, never read from strings: ``ModelSpec(name="m", window="32000")`` is
     an error. Every validation failure raises a
@@ -51,6 +95,14 @@ class ModelSpec(CodedModel):
         ... except RoutingConfigurationError as err:
         ...     print(err.code, err.params["field"])
         wrong_type window
+        >>> spec = ModelSpec(
+        ...     name="claude-sonnet-4-6",
+        ...     api="anthropic",
+        ...     max_output_tokens=32_000,
+        ...     reasoning_tokens={"high": 24_000},
+        ... )
+        >>> spec.thinking_budget("high"), spec.thinking_budget("low"), spec.thinking_budget("none")
+        (24000, 1024, 0)
     """
 
     _error_class = RoutingConfigurationError
@@ -72,6 +124,17 @@ class ModelSpec(CodedModel):
     supported_efforts: tuple[Effort, ...] | None = Field(default=None, min_length=1)
     """The effort levels the model accepts, or ``None`` when it accepts them all."""
 
+    api: Api | None = None
+    """The provider API that serves the model, or ``None`` when contextwise need not know it."""
+
+    effort_names: dict[Effort, str] | None = None
+    """The provider's word for some effort levels, such as ``{"low": "minimal"}``; a level
+    without an entry is sent under its own name, or as a thinking budget where the API takes one."""
+
+    reasoning_tokens: dict[Effort, int] | None = None
+    """The thinking budget in tokens of some effort levels, for the APIs that take a budget; a
+    level without an entry takes :data:`DEFAULT_REASONING_TOKENS`."""
+
     @field_validator("name")
     @classmethod
     def _check_name(cls, name: str) -> str:
@@ -79,12 +142,136 @@ class ModelSpec(CodedModel):
             raise RoutingConfigurationError("blank_model_name", field="name", value=repr(name))
         return name
 
+    @field_validator("api", mode="before")
+    @classmethod
+    def _check_api(cls, api: object) -> object:
+        if api is not None and api not in APIS:
+            raise RoutingConfigurationError(
+                "unknown_api", field="api", supported=list(APIS), value=repr(api)
+            )
+        return api
+
+    @field_validator("effort_names", mode="before")
+    @classmethod
+    def _check_effort_names(cls, names: object) -> object:
+        for name, word in _effort_entries(names, "effort_names"):
+            if not isinstance(word, str):
+                raise InvalidTypeError("not_a_string", name=name, type_name=type(word).__name__)
+        return names
+
+    @field_validator("reasoning_tokens", mode="before")
+    @classmethod
+    def _check_reasoning_tokens(cls, budgets: object) -> object:
+        for name, tokens in _effort_entries(budgets, "reasoning_tokens"):
+            if isinstance(tokens, bool) or not isinstance(tokens, int):
+                raise InvalidTypeError(
+                    "not_a_number", name=name, type_name=type(tokens).__name__
+                )
+            if tokens < 0:
+                raise InvalidValueError("negative_size", name=name, value=tokens)
+        return budgets
+
+    @model_validator(mode="after")
+    def _check_effort_settings(self) -> ModelSpec:
+        _check_effort_words(self.effort_names or {}, self.api)
+        for level, tokens in (self.reasoning_tokens or {}).items():
+            if self.max_output_tokens is not None and tokens >= self.max_output_tokens:
+                raise RoutingConfigurationError(
+                    "reasoning_tokens_over_output",
+                    field="reasoning_tokens",
+                    level=level.value,
+                    tokens=tokens,
+                    limit=self.max_output_tokens,
+                )
+            if self.window is not None and tokens > self.window:
+                raise RoutingConfigurationError(
+                    "reasoning_tokens_over_window",
+                    field="reasoning_tokens",
+                    level=level.value,
+                    tokens=tokens,
+                    limit=self.window,
+                )
+        return self
+
     @property
     def effort_sent(self) -> Effort | None:
         """The effort to send: ``effort`` clamped to ``supported_efforts`` with ``clamp_effort``."""
         if self.effort is None:
             return None
         return clamp_effort(self.effort, self.supported_efforts)
+
+    def thinking_budget(self, effort: EffortLevel | None) -> int:
+        """Return the thinking budget in tokens of an effort level for this model.
+
+        The budget is the level's entry in ``reasoning_tokens``, otherwise its entry in
+        :data:`DEFAULT_REASONING_TOKENS`, lowered to half the output limit when it would leave no
+        room for the answer. No effort, or the level ``none``, has a budget of 0.
+
+        Args:
+            effort: The effort level, as it is sent (already clamped), or ``None``.
+
+        Returns:
+            The number of tokens the model may spend thinking at that level.
+
+        Raises:
+            InvalidValueError: When the effort is not an effort level (code ``invalid_effort``).
+
+        Examples:
+            >>> ModelSpec(name="m", max_output_tokens=8_000).thinking_budget("high")
+            4000
+        """
+        if effort is None:
+            return 0
+        level = Effort(effort)
+        if level is Effort.NONE:
+            return 0
+        explicit = (self.reasoning_tokens or {}).get(level)
+        if explicit is not None:
+            return explicit
+        budget = DEFAULT_REASONING_TOKENS[level]
+        if self.max_output_tokens is not None and budget >= self.max_output_tokens:
+            budget = self.max_output_tokens // 2
+        return budget
+
+
+def _effort_entries(entries: object, field: str) -> list[tuple[str, object]]:
+    """The entries of a mapping keyed by effort level, each named for error messages."""
+    if entries is None:
+        return []
+    if not isinstance(entries, Mapping):
+        raise InvalidTypeError("not_a_mapping", name=field, type_name=type(entries).__name__)
+    named: list[tuple[str, object]] = []
+    for level, value in entries.items():
+        if not is_effort(level):
+            raise InvalidValueError(
+                "invalid_effort",
+                name=field,
+                value=str(level),
+                supported=[member.value for member in Effort],
+            )
+        named.append((f"{field}[{Effort(level).value}]", value))
+    return named
+
+
+def _check_effort_words(names: Mapping[Effort, str], api: Api | None) -> None:
+    accepted = EFFORT_WORDS[api] if api is not None else _ALL_EFFORT_WORDS
+    for level, word in names.items():
+        if word in accepted:
+            continue
+        code = "unknown_effort_name" if word not in _ALL_EFFORT_WORDS else "effort_name_not_in_api"
+        raise RoutingConfigurationError(
+            code,
+            field="effort_names",
+            level=level.value,
+            value=word,
+            api=api or "",
+            accepted=list(accepted if code == "effort_name_not_in_api" else _ALL_EFFORT_WORDS),
+        )
+
+
+_ALL_EFFORT_WORDS: tuple[str, ...] = tuple(
+    dict.fromkeys(word for words in EFFORT_WORDS.values() for word in words)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +355,14 @@ class ModelRouting:
     ``models_do_not_match_criteria``, ``invalid_model_spec``), the fallback
     (``unknown_fallback``), ``min_confidence`` (``invalid_min_confidence``), ``on_error``
     (``invalid_on_error``), ``state`` (``state_not_callable``), ``timeout``
-    (``invalid_timeout``) and ``fallback_on`` (``fallback_on_not_callable``). The declaration is
-    immutable.
+    (``invalid_timeout``), ``fallback_on`` (``fallback_on_not_callable``) and the effort question
+    (``unknown_question``, ``question_not_choice``, ``effort_question_is_routing_question``,
+    ``effort_question_labels``). The declaration is immutable.
+
+    With ``effort_question``, the decision also chooses the effort of the step: a second choice
+    question whose labels are effort levels, asked in the same request. The chosen level, clamped
+    to the chosen model's supported levels, is the route's ``effort``; when either answer is
+    under the confidence threshold, or on an outage, the route keeps the model's own effort.
 
     Args:
         provider: The decision provider that answers the routing question.
@@ -194,6 +387,8 @@ class ModelRouting:
             transport errors of ``httpx`` and ``openai`` are recognized already (see
             :func:`~contextwise.decision.is_provider_unavailable`); a quota error never falls
             back.
+        effort_question: The key of a second choice question of ``decision`` whose labels are
+            effort levels, or ``None`` to send each model's own effort.
 
     Raises:
         RoutingConfigurationError: When a field is invalid, as listed above.
@@ -228,6 +423,8 @@ class ModelRouting:
     __slots__ = (
         "_effort_sent",
         "decision",
+        "effort_choice_question",
+        "effort_question",
         "fallback",
         "fallback_on",
         "min_confidence",
@@ -276,6 +473,11 @@ class ModelRouting:
 
     fallback_on: FallbackPredicate | None
     """The user-defined test of an outage, or ``None``."""
+    effort_question: str | None
+    """The key of the effort question in ``decision``, or ``None``."""
+
+    effort_choice_question: ChoiceQuestion | None
+    """The effort question itself, or ``None``."""
 
     _effort_sent: Mapping[str, Effort | None]
 
@@ -292,6 +494,7 @@ class ModelRouting:
         state: StateFunction | None = None,
         timeout: float | None = None,
         fallback_on: FallbackPredicate | None = None,
+        effort_question: str | None = None,
     ) -> None:
         if not isinstance(getattr(provider, "name", None), str) or not callable(
             getattr(provider, "request", None)
@@ -308,15 +511,9 @@ class ModelRouting:
                 "unknown_fallback", field="fallback", fallback=str(fallback), known=list(specs)
             )
         threshold = check_min_confidence(min_confidence)
-        if not isinstance(on_error, str) or on_error not in ON_ERROR_CHOICES:
-            raise RoutingConfigurationError(
-                "invalid_on_error",
-                field="on_error",
-                supported=list(ON_ERROR_CHOICES),
-                value=repr(on_error),
-            )
-        _check_functions(state, fallback_on)
+        _check_on_error_and_state(on_error, state, fallback_on)
         seconds = check_timeout(timeout)
+        effort_choices = _effort_question(decision, effort_question, question)
         assign = object.__setattr__
         assign(self, "provider", provider)
         assign(self, "model", model)
@@ -330,6 +527,8 @@ class ModelRouting:
         assign(self, "state", state)
         assign(self, "timeout", seconds)
         assign(self, "fallback_on", fallback_on)
+        assign(self, "effort_question", effort_question)
+        assign(self, "effort_choice_question", effort_choices)
         assign(
             self,
             "_effort_sent",
@@ -365,7 +564,14 @@ class ModelRouting:
         )
 
 
-def _check_functions(state: object, fallback_on: object) -> None:
+def _check_on_error_and_state(on_error: object, state: object, fallback_on: object) -> None:
+    if not isinstance(on_error, str) or on_error not in ON_ERROR_CHOICES:
+        raise RoutingConfigurationError(
+            "invalid_on_error",
+            field="on_error",
+            supported=list(ON_ERROR_CHOICES),
+            value=repr(on_error),
+        )
     if state is not None and not callable(state):
         raise RoutingConfigurationError(
             "state_not_callable", field="state", type_name=type(state).__name__
@@ -376,7 +582,9 @@ def _check_functions(state: object, fallback_on: object) -> None:
         )
 
 
-def _routing_question(decision: object, question: object) -> ChoiceQuestion:
+def _routing_question(
+    decision: object, question: object, field: str = "question"
+) -> ChoiceQuestion:
     if not isinstance(decision, Decision):
         raise RoutingConfigurationError(
             "invalid_decision", field="decision", type_name=type(decision).__name__
@@ -384,14 +592,36 @@ def _routing_question(decision: object, question: object) -> ChoiceQuestion:
     if not isinstance(question, str) or question not in decision.questions:
         raise RoutingConfigurationError(
             "unknown_question",
-            field="question",
+            field=field,
             question=str(question),
             known=list(decision.questions),
         )
     found = decision.questions[question]
     if not isinstance(found, ChoiceQuestion):
         raise RoutingConfigurationError(
-            "question_not_choice", field="question", question=question, kind=found.kind
+            "question_not_choice", field=field, question=question, kind=found.kind
+        )
+    return found
+
+
+def _effort_question(
+    decision: Decision, effort_question: object, question: str
+) -> ChoiceQuestion | None:
+    if effort_question is None:
+        return None
+    if effort_question == question:
+        raise RoutingConfigurationError(
+            "effort_question_is_routing_question", field="effort_question", question=question
+        )
+    found = _routing_question(decision, effort_question, "effort_question")
+    wrong = [label for label in found.criteria if not is_effort(label)]
+    if wrong:
+        raise RoutingConfigurationError(
+            "effort_question_labels",
+            field="effort_question",
+            question=str(effort_question),
+            labels=wrong,
+            supported=[level.value for level in Effort],
         )
     return found
 

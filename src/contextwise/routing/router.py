@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from contextwise._effects import Effects, call, run_async, run_sync
-from contextwise.decision.core import ChoiceOutcome, choice_effects, is_provider_unavailable
+from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
 from contextwise.decision.schema import DecisionUsage
-from contextwise.effort import Effort
+from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
+from contextwise.shapes import plain_message
 
 LOGGER_NAME = "contextwise.routing"
 """The name of the logger that records every routing decision."""
@@ -26,8 +27,11 @@ logger = logging.getLogger(LOGGER_NAME)
 # of reaching the "last resort" handler that prints warnings to stderr.
 logger.addHandler(logging.NullHandler())
 
-RouteReason: TypeAlias = Literal["selected", "confidence", "unavailable"]
-"""Why a model was chosen: the provider's confident choice, a low confidence, or an outage."""
+RouteReason: TypeAlias = str
+"""Why a model was chosen. A :class:`ModelRouter` says ``selected`` (the provider's confident
+choice), ``confidence`` (a low confidence, fallback) or ``unavailable`` (an outage, fallback); a
+:class:`~contextwise.routing.RuleRouter` says ``rule:<id>`` (the first rule that matched) or
+``default``."""
 
 REASONING_BLOCK_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
 """The content block and item types that the default state leaves out."""
@@ -79,9 +83,21 @@ class RouteOutcome(BaseModel):
     effort_sent: Effort | None
     """The chosen model's effort after ``clamp_effort`` against its supported levels."""
 
+    effort: Effort | None = None
+    """The effort of this step, clamped to the chosen model's supported levels: the level the
+    effort question chose, or the matching rule's, and otherwise ``effort_sent`` (also when it is
+    not given)."""
+
     proposed: str | None = None
     """The label the provider chose, kept even when a low confidence replaced it by the
     fallback; ``None`` when the provider did not answer."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_effort(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "effort" not in data:
+            return {**data, "effort": data.get("effort_sent")}
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +311,10 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
 
 def _without_reasoning(message: Mapping[str, Any]) -> Any:
     if not isinstance(message, Mapping):
-        return message  # not a message: the JSON check reports it with its path
+        try:
+            message = plain_message(message)  # a LangChain or pydantic-ai message
+        except ContextwiseError:
+            return message  # not a message: the JSON check reports it with its path
     if message.get("type") in REASONING_BLOCK_TYPES:
         return None
     content = message.get("content")
@@ -488,7 +507,7 @@ class ModelRouter:
         if emit is not None:
             emit(DecisionStartedEvent(step, routing.provider.name, routing.model, routing.question))
         try:
-            outcome = yield from self._decide(context)
+            outcome, effort_outcome = yield from self._decide(context)
         except GeneratorExit:
             raise
         except BaseException as error:  # noqa: BLE001 - reported, then re-raised or replaced
@@ -507,7 +526,9 @@ class ModelRouter:
                 )
             )
         choice = outcome.choice if outcome.reason == "selected" else routing.fallback
-        return self._finish(step, choice, outcome.reason, outcome, start)
+        # A low confidence in the model also drops the effort chosen with it.
+        effort = effort_outcome if outcome.accepted else None
+        return self._finish(step, choice, outcome.reason, outcome, start, effort=effort)
 
     def _failed(self, step: int, error: BaseException, start: float) -> RouteOutcome:
         """Report a failed decision; return the fallback's outcome or re-raise the error."""
@@ -535,22 +556,28 @@ class ModelRouter:
             raise error
         return self._finish(step, routing.fallback, "unavailable", None, start, error=error)
 
-    def _decide(self, context: RoutingContext) -> Effects[ChoiceOutcome]:
+    def _decide(
+        self, context: RoutingContext
+    ) -> Effects[tuple[ChoiceOutcome, ChoiceOutcome | None]]:
+        """Ask the routing question, and the effort question when there is one, in one request."""
         routing = self.routing
         if routing.state is None:
             state: Any = default_state(context)
         else:
             state = yield from call(routing.state, context)
-        outcome: ChoiceOutcome = yield from choice_effects(
+        questions = {routing.question: routing.routing_question}
+        if routing.effort_question is not None and routing.effort_choice_question is not None:
+            questions[routing.effort_question] = routing.effort_choice_question
+        outcomes = yield from choices_effects(
             routing.provider,
             routing.model,
-            routing.routing_question,
+            questions,
             state,
             routing.min_confidence,
-            key=routing.question,
             timeout=routing.timeout,
         )
-        return outcome
+        effort = None if routing.effort_question is None else outcomes[routing.effort_question]
+        return outcomes[routing.question], effort
 
     def _finish(
         self,
@@ -561,10 +588,14 @@ class ModelRouter:
         start: float,
         *,
         error: BaseException | None = None,
+        effort: ChoiceOutcome | None = None,
     ) -> RouteOutcome:
         routing = self.routing
         spec = routing.models[choice]
         effort_sent = routing.effort_sent(choice)
+        chosen = effort_sent
+        if effort is not None and effort.accepted:
+            chosen = clamp_effort(Effort(effort.choice), spec.supported_efforts)
         confidence = None if outcome is None else outcome.confidence
         usage = None if outcome is None else outcome.usage
         result = RouteOutcome.model_construct(
@@ -575,14 +606,13 @@ class ModelRouter:
             confidence=confidence,
             usage=usage,
             effort_sent=effort_sent,
+            effort=chosen,
             proposed=None if outcome is None else outcome.choice,
         )
         duration_ms = (perf_counter() - start) * 1000.0
         if self.on_event is not None:
             self.on_event(
-                RouteEvent(
-                    step, choice, spec.name, reason, confidence, effort_sent, usage, duration_ms
-                )
+                RouteEvent(step, choice, spec.name, reason, confidence, chosen, usage, duration_ms)
             )
         level = logging.WARNING if error is not None else logging.INFO
         if logger.isEnabledFor(level):

@@ -1,0 +1,151 @@
+"""What contextwise reads from one message, whatever its shape: the record every shape fills."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Final, Literal, NoReturn, TypeAlias
+
+from contextwise.errors import InvalidTypeError
+from contextwise.shapes.estimate import PartEstimate
+
+MessageShape: TypeAlias = Literal[
+    "openai-chat", "anthropic", "openai-responses", "gemini", "langchain", "pydantic-ai"
+]
+"""The message shapes that contextwise reads:
+
+- ``openai-chat``: an OpenAI Chat Completions message (a mapping with a ``role``);
+- ``anthropic``: an Anthropic Messages message (a ``role`` and a list of content blocks);
+- ``openai-responses``: an OpenAI Responses item (a mapping with a ``type``, such as
+  ``function_call`` or ``reasoning``);
+- ``gemini``: a Gemini content (a mapping with a ``role`` and ``parts``);
+- ``langchain``: a LangChain ``BaseMessage`` object;
+- ``pydantic-ai``: a pydantic-ai ``ModelRequest`` or ``ModelResponse`` object.
+"""
+
+Role: TypeAlias = Literal["system", "developer", "user", "assistant", "tool"]
+"""The role of a message once its shape is read: ``tool`` is a message that answers tool calls."""
+
+PINNED_ROLES: Final[frozenset[str]] = frozenset({"system", "developer"})
+"""The roles that are never removed: system and developer messages."""
+
+CallKey: TypeAlias = str | tuple[str, str]
+"""What pairs a call with its result: the call id, or ``("name", name)`` for a Gemini call
+without an id, which pairs by order and name."""
+
+
+@dataclass(slots=True)
+class MessageFacts:
+    """What one message says about its size and its place among the others.
+
+    Examples:
+        >>> from contextwise import read_message
+        >>> facts = read_message({"type": "function_call", "call_id": "c1", "name": "add",
+        ...                       "arguments": '{"a":1}'})
+        >>> facts.shape, facts.role, facts.chars, facts.call_ids
+        ('openai-responses', 'assistant', 10, ['c1'])
+    """
+
+    shape: MessageShape
+    """The shape the message was recognised as."""
+
+    role: Role
+    """The message's role."""
+
+    chars: int = 0
+    """The characters of its text, plus the estimate of its parts without text."""
+
+    estimated_parts: int = 0
+    """How many of its parts were measured by an estimate (images, audio, files, encrypted
+    reasoning)."""
+
+    estimated_chars: int = 0
+    """The characters of :attr:`chars` that come from estimates rather than from text."""
+
+    calls: list[CallKey] = field(default_factory=list)
+    """The keys of the tool calls it makes, in order."""
+
+    results: list[CallKey] = field(default_factory=list)
+    """The keys of the tool calls it answers, in order."""
+
+    has_results: bool = False
+    """Whether it holds a tool result."""
+
+    only_results: bool = False
+    """Whether it holds tool results and nothing of its own."""
+
+    leads: bool = False
+    """Whether it must stay with the message that follows it (a Responses ``reasoning`` item)."""
+
+    @property
+    def call_ids(self) -> list[str]:
+        """The ids of the tool calls it makes (calls without an id are left out)."""
+        return [key for key in self.calls if isinstance(key, str)]
+
+    @property
+    def result_ids(self) -> list[str]:
+        """The ids of the tool calls it answers (results without an id are left out)."""
+        return [key for key in self.results if isinstance(key, str)]
+
+
+class Reader:
+    """Accumulates one message's size, and its text pieces when asked, while a shape reads it.
+
+    Args:
+        index: The message's index in its list, for error messages.
+        estimate: How parts without text are measured.
+        sink: The list that receives the message's text pieces, or ``None``.
+    """
+
+    __slots__ = ("chars", "estimate", "estimated", "estimated_chars", "index", "sink")
+
+    def __init__(self, index: int, estimate: PartEstimate, sink: list[str] | None) -> None:
+        self.index = index
+        self.estimate = estimate
+        self.sink = sink
+        self.chars = 0
+        self.estimated = 0
+        self.estimated_chars = 0
+
+    def text(self, value: object, where: str) -> None:
+        """Count a text field: ``None`` counts zero, a string its length, anything else is an
+        error."""
+        if value is None:
+            return
+        if not isinstance(value, str):
+            self.bad(where, value)
+        self.chars += len(value)
+        if self.sink is not None and value:
+            self.sink.append(value)
+
+    def data(self, value: object) -> None:
+        """Count structured data (tool arguments, results) as its compact JSON text."""
+        self.text(value if isinstance(value, str) else compact_json(value), "")
+
+    def part(self, chars: int) -> None:
+        """Count a part measured by an estimate."""
+        self.chars += chars
+        self.estimated += 1
+        self.estimated_chars += chars
+
+    def bad(self, where: str, value: object) -> NoReturn:
+        """Raise the error of a field whose type the shape does not allow."""
+        raise InvalidTypeError(
+            "invalid_message_field",
+            index=self.index,
+            field=where,
+            type_name=type(value).__name__,
+        )
+
+    def finish(self, facts: MessageFacts) -> MessageFacts:
+        """Copy the sizes read so far into a message's record, and return it."""
+        facts.chars = self.chars
+        facts.estimated_parts = self.estimated
+        facts.estimated_chars = self.estimated_chars
+        return facts
+
+
+def compact_json(value: object) -> str:
+    """The compact JSON text of a value: no spaces, non-ASCII characters kept, other objects as
+    their ``str``."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -1,0 +1,163 @@
+"""LangChain messages (``BaseMessage`` objects), read through their attributes without importing
+LangChain.
+
+``SystemMessage`` is pinned, ``HumanMessage`` starts a user turn, ``AIMessage.tool_calls`` are
+the calls (their ``id`` pairs them) and a ``ToolMessage`` answers the call named by its
+``tool_call_id``. The content is a string or a list of blocks in any of the dict shapes; the
+``tool_call`` blocks of LangChain's standard content repeat ``tool_calls`` and count once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, is_, methodcaller
+from typing import Any, Final
+
+from contextwise.errors import InvalidValueError
+from contextwise.shapes.chat import read_call
+from contextwise.shapes.facts import MessageFacts, Reader, Role
+from contextwise.shapes.parts import read_parts
+
+TYPES: Final[Mapping[str, Role]] = {
+    "system": "system",
+    "human": "user",
+    "ai": "assistant",
+    "tool": "tool",
+    "function": "tool",
+    "SystemMessageChunk": "system",
+    "HumanMessageChunk": "user",
+    "AIMessageChunk": "assistant",
+    "ToolMessageChunk": "tool",
+    "FunctionMessageChunk": "tool",
+}
+"""The ``type`` of each LangChain message class and its role (``chat`` messages carry a role)."""
+
+_CHAT_ROLES: Final[Mapping[str, Role]] = {
+    "system": "system",
+    "developer": "developer",
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "tool": "tool",
+}
+
+
+def is_langchain(message: object) -> bool:
+    """Tell whether an object is a LangChain message: an instance of a class named
+    ``BaseMessage`` from ``langchain_core``, found without importing LangChain."""
+    cls = type(message)
+    if cls.__module__.startswith("langchain_core.messages"):
+        return True
+    return any(
+        base.__name__ == "BaseMessage" and base.__module__.startswith("langchain_core")
+        for base in cls.__mro__
+    )
+
+
+def read_langchain(message: Any, reader: Reader) -> MessageFacts:
+    """Read a LangChain message.
+
+    Raises:
+        InvalidValueError: When the message's type or role is unknown (a ``RemoveMessage``, for
+            example, is an instruction to LangGraph, not a message).
+    """
+    role = _role(message, reader.index)
+    facts = MessageFacts("langchain", role)
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        reader.text(content, "content")
+    elif isinstance(content, list | tuple):
+        read_parts(content, reader, "content", facts)
+    elif content is not None:
+        reader.bad("content", content)
+    if role == "tool":
+        facts.has_results = facts.only_results = True
+        answered = getattr(message, "tool_call_id", None)
+        if isinstance(answered, str):
+            facts.results.append(answered)
+    elif role == "assistant":
+        _calls(message, reader, facts)
+    return reader.finish(facts)
+
+
+def _role(message: Any, index: int) -> Role:
+    kind = getattr(message, "type", None)
+    if kind == "chat" or kind == "ChatMessageChunk":
+        role = getattr(message, "role", None)
+        known = _CHAT_ROLES.get(role) if isinstance(role, str) else None
+    else:
+        role = kind
+        known = TYPES.get(kind) if isinstance(kind, str) else None
+    if known is None:
+        raise InvalidValueError("unknown_message_role", index=index, role=repr(role))
+    return known
+
+
+def _calls(message: Any, reader: Reader, facts: MessageFacts) -> None:
+    """The tool calls of an AI message; calls already read from content blocks count once."""
+    seen = set(facts.calls)
+    for field in ("tool_calls", "invalid_tool_calls"):
+        calls = getattr(message, field, None) or ()
+        for number, call in enumerate(calls):
+            if not isinstance(call, Mapping):
+                reader.bad(f"{field}[{number}]", call)
+            call_id = call.get("id")
+            if call_id in seen:
+                continue
+            if isinstance(call_id, str) and field == "tool_calls":
+                facts.calls.append(call_id)
+            read_call(call, reader, f"{field}[{number}]")
+    extra = getattr(message, "additional_kwargs", None)
+    if isinstance(extra, Mapping) and not facts.calls:
+        function_call = extra.get("function_call")
+        if isinstance(function_call, Mapping):
+            read_call(function_call, reader, "additional_kwargs.function_call")
+
+
+_PLAIN_CLASSES: Final[Mapping[str, Role]] = {
+    "SystemMessage": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+}
+
+
+def plain_langchain(
+    messages: Sequence[Any],
+) -> tuple[list[int], list[object], tuple[str, ...]] | None:
+    """Measure a list of plain LangChain messages at C speed, or return ``None``.
+
+    Plain means: every message is a ``SystemMessage``, ``HumanMessage`` or ``AIMessage`` with a
+    string content, and no AI message has tool calls or a legacy ``function_call``; such a
+    message measures its content's length. Anything else returns ``None``, and the messages are
+    read one by one.
+
+    Returns:
+        The characters and the role of each message, and the pinned roles that occur.
+    """
+    roles_by_class: dict[type, Role] = {}
+    for cls in set(map(type, messages)):
+        role = _PLAIN_CLASSES.get(cls.__name__)
+        if role is None or not cls.__module__.startswith("langchain_core."):
+            return None
+        roles_by_class[cls] = role
+    classes = list(map(type, messages))
+    for cls, role in roles_by_class.items():
+        if role == "assistant":
+            replies = list(compress(messages, map(is_, classes, repeat(cls))))
+            if (
+                any(map(attrgetter("tool_calls"), replies))
+                or any(map(attrgetter("invalid_tool_calls"), replies))
+                or any(map(_function_call, map(attrgetter("additional_kwargs"), replies)))
+            ):
+                return None
+    try:
+        sizes = list(map(str.__len__, map(attrgetter("content"), messages)))
+    except TypeError:  # a list of content blocks: read one by one
+        return None
+    pinned = tuple(sorted({role for role in roles_by_class.values() if role == "system"}))
+    return sizes, list(map(roles_by_class.__getitem__, classes)), pinned
+
+
+_function_call = methodcaller("get", "function_call")

@@ -1,0 +1,147 @@
+"""Recognising a message's shape and reading it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from contextwise.errors import InvalidTypeError, InvalidValueError
+from contextwise.shapes.chat import read_chat
+from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartEstimate
+from contextwise.shapes.facts import MessageFacts, MessageShape, Reader, compact_json
+from contextwise.shapes.gemini import read_content
+from contextwise.shapes.langchain import is_langchain, read_langchain
+from contextwise.shapes.pydantic_ai import is_pydantic_ai, read_pydantic_ai
+from contextwise.shapes.responses import ITEM_TYPES, read_item
+
+
+def read_message(
+    message: object,
+    index: int = 0,
+    *,
+    part_estimate: PartEstimate | None = None,
+    sink: list[str] | None = None,
+) -> MessageFacts:
+    """Recognise a message's shape and read its role, size, tool calls and tool results.
+
+    The shapes are recognised in this order: a mapping with ``parts`` is a Gemini content; a
+    mapping whose ``type`` is a Responses item type other than ``message`` is a Responses item; a
+    mapping with a ``role`` is a chat message (OpenAI Chat, Anthropic, or a Responses
+    ``message``); an object whose class is LangChain's ``BaseMessage`` or pydantic-ai's
+    ``ModelRequest`` / ``ModelResponse`` is read through its attributes.
+
+    Args:
+        message: The message, in any supported shape.
+        index: The message's index in its list, for error messages.
+        part_estimate: How parts without text are measured; :class:`PartEstimate` by default.
+        sink: A list that receives the message's text pieces, in order.
+
+    Returns:
+        What the message says about itself.
+
+    Raises:
+        InvalidValueError: When the message has no role (code ``missing_message_role``), a role
+            that its shape does not know (``unknown_message_role``), or a ``type`` that no shape
+            knows (``unknown_message_type``).
+        InvalidTypeError: When the message is neither a mapping nor a supported object
+            (``message_not_a_mapping``), or a field has a type its shape does not allow
+            (``invalid_message_field``).
+
+    Examples:
+        >>> facts = read_message({"role": "model", "parts": [
+        ...     {"functionCall": {"name": "weather", "args": {"city": "Paris"}}}]})
+        >>> facts.shape, facts.role, facts.chars, facts.calls
+        ('gemini', 'assistant', 23, [('name', 'weather')])
+    """
+    reader = Reader(index, part_estimate or DEFAULT_PART_ESTIMATE, sink)
+    if isinstance(message, Mapping):
+        return _read_mapping(message, reader)
+    if is_langchain(message):
+        return read_langchain(message, reader)
+    if is_pydantic_ai(message):
+        return read_pydantic_ai(message, reader)
+    raise InvalidTypeError("message_not_a_mapping", index=index, type_name=type(message).__name__)
+
+
+def _read_mapping(message: Mapping[str, Any], reader: Reader) -> MessageFacts:
+    if "parts" in message and "content" not in message:
+        return read_content(message, reader)
+    kind = message.get("type")
+    if isinstance(kind, str) and kind in ITEM_TYPES:
+        return read_item(message, kind, reader)
+    if "role" in message or kind in (None, "message"):
+        return read_chat(message, reader)
+    raise InvalidValueError("unknown_message_type", index=reader.index, type=repr(kind))
+
+
+def message_shape(message: object) -> MessageShape:
+    """Return the shape a message is recognised as.
+
+    Args:
+        message: A message in any supported shape.
+
+    Returns:
+        One of the names of :data:`MessageShape`.
+
+    Raises:
+        InvalidValueError: When no shape recognises the message, as for :func:`read_message`.
+        InvalidTypeError: When the message is neither a mapping nor a supported object.
+
+    Examples:
+        >>> message_shape({"type": "reasoning", "summary": []})
+        'openai-responses'
+        >>> message_shape({"role": "user", "content": [{"type": "text", "text": "Hi"}]})
+        'openai-chat'
+    """
+    return read_message(message).shape
+
+
+def plain_message(message: object) -> Any:
+    """Return a message as JSON-ready data, for a decision model to read.
+
+    A mapping is returned as it is. A LangChain message becomes ``{"role", "content"}`` with its
+    ``tool_calls`` or ``tool_call_id``; a pydantic-ai message becomes ``{"role", "content"}``
+    whose content lists its parts (``type`` is the part kind), thinking parts left out. Values
+    that are not JSON become their ``str``.
+
+    Args:
+        message: A message in any supported shape.
+
+    Returns:
+        The mapping.
+
+    Raises:
+        InvalidValueError: When no shape recognises the message.
+        InvalidTypeError: When the message is neither a mapping nor a supported object.
+
+    Examples:
+        >>> plain_message({"role": "user", "content": "Hi"})
+        {'role': 'user', 'content': 'Hi'}
+    """
+    if isinstance(message, Mapping):
+        return message
+    facts = read_message(message)
+    data: dict[str, Any] = {"role": facts.role}
+    if facts.shape == "langchain":
+        data["content"] = getattr(message, "content", "")
+        calls = getattr(message, "tool_calls", None)
+        if calls:
+            data["tool_calls"] = list(calls)
+        if facts.role == "tool":
+            data["tool_call_id"] = getattr(message, "tool_call_id", None)
+    else:
+        parts = []
+        for part in getattr(message, "parts", ()):
+            kind = getattr(part, "part_kind", None)
+            if kind == "thinking":
+                continue
+            entry: dict[str, Any] = {"type": kind}
+            for name in ("content", "tool_name", "args", "tool_call_id"):
+                value = getattr(part, name, None)
+                if value is not None:
+                    entry[name] = value
+            parts.append(entry)
+        data["content"] = parts
+    result: dict[str, Any] = json.loads(compact_json(data))
+    return result

@@ -1,0 +1,160 @@
+"""The OpenAI Responses items other than ``message``: tool calls and their outputs, hosted tool
+calls, and reasoning.
+
+A call and its output pair by ``call_id``: ``function_call`` / ``function_call_output``,
+``custom_tool_call`` / ``custom_tool_call_output``, ``computer_call`` / ``computer_call_output``,
+``local_shell_call`` / ``local_shell_call_output`` (whose ``id`` names the call),
+``shell_call`` / ``shell_call_output`` and ``apply_patch_call`` / ``apply_patch_call_output``.
+An ``mcp_approval_request`` pairs with the ``mcp_approval_response`` that names it in
+``approval_request_id``. Hosted calls (``web_search_call``, ``file_search_call``, ``mcp_call``,
+``image_generation_call``, ``code_interpreter_call``) and ``mcp_list_tools`` carry their result
+in the same item. A ``reasoning`` item stays with the item that follows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from contextwise.shapes.facts import MessageFacts, Reader, Role
+from contextwise.shapes.parts import read_parts
+
+CALLS: Final[Mapping[str, str]] = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "computer_call": "computer_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "shell_call": "shell_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+}
+"""Each call type and the type of the output that answers it."""
+
+OUTPUTS: Final[frozenset[str]] = frozenset(CALLS.values())
+"""The output types."""
+
+HOSTED: Final[frozenset[str]] = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "mcp_call",
+        "image_generation_call",
+        "code_interpreter_call",
+        "mcp_list_tools",
+    }
+)
+"""The calls that the provider runs and answers in the same item."""
+
+OTHER: Final[frozenset[str]] = frozenset(
+    {"reasoning", "mcp_approval_request", "mcp_approval_response", "item_reference", "compaction"}
+)
+"""The remaining item types."""
+
+ITEM_TYPES: Final[frozenset[str]] = frozenset(CALLS) | OUTPUTS | HOSTED | OTHER
+"""Every Responses item type read by this module (``message`` is read as a chat message)."""
+
+# The text fields of each item type; mappings and lists count as their compact JSON.
+_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
+    "function_call": ("name", "arguments"),
+    "custom_tool_call": ("name", "input"),
+    "computer_call": ("action",),
+    "local_shell_call": ("action",),
+    "shell_call": ("action",),
+    "apply_patch_call": ("operation",),
+    "web_search_call": ("action",),
+    "file_search_call": ("queries", "results"),
+    "mcp_call": ("server_label", "name", "arguments", "output", "error"),
+    "code_interpreter_call": ("code",),
+    "mcp_list_tools": ("server_label", "tools", "error"),
+    "mcp_approval_request": ("server_label", "name", "arguments"),
+    "mcp_approval_response": ("reason",),
+}
+
+
+def read_item(item: Mapping[str, Any], kind: str, reader: Reader) -> MessageFacts:
+    """Read a Responses item of a known type other than ``message``."""
+    role: Role = "tool" if kind in OUTPUTS or kind == "mcp_approval_response" else "assistant"
+    facts = MessageFacts("openai-responses", role)
+    for name in _FIELDS.get(kind, ()):
+        value = item.get(name)
+        if value is not None:
+            reader.data(value)
+    if kind in CALLS:
+        _key(item.get("call_id"), facts.calls)
+    elif kind in OUTPUTS:
+        facts.has_results = facts.only_results = True
+        _key(item.get("call_id", item.get("id")), facts.results)
+        _output(item.get("output"), reader, facts)
+    elif kind == "mcp_approval_request":
+        _key(item.get("id"), facts.calls)
+    elif kind == "mcp_approval_response":
+        facts.has_results = facts.only_results = True
+        _key(item.get("approval_request_id"), facts.results)
+    elif kind == "reasoning":
+        facts.leads = True
+        _reasoning(item, reader)
+    elif kind == "image_generation_call":
+        reader.part(reader.estimate.image_chars(_string(item.get("result")), "openai"))
+    elif kind == "code_interpreter_call":
+        _outputs(item.get("outputs"), reader)
+    elif kind == "compaction":
+        _encrypted(item.get("encrypted_content"), reader)
+    return reader.finish(facts)
+
+
+def _key(value: object, keys: list[str | tuple[str, str]]) -> None:
+    if isinstance(value, str):
+        keys.append(value)
+
+
+def _output(output: object, reader: Reader, facts: MessageFacts) -> None:
+    """An output: text, a list of content parts, a screenshot, or structured shell output."""
+    if isinstance(output, list | tuple):
+        for entry in output:
+            if isinstance(entry, Mapping) and "type" not in entry:
+                reader.text(_string(entry.get("stdout")), "output.stdout")
+                reader.text(_string(entry.get("stderr")), "output.stderr")
+        parts = [entry for entry in output if not isinstance(entry, Mapping) or "type" in entry]
+        read_parts(parts, reader, "output", MessageFacts(facts.shape, facts.role))
+    elif isinstance(output, Mapping):
+        if output.get("type") == "computer_screenshot":
+            image = _string(output.get("image_url"))
+            reader.part(reader.estimate.image_chars(image, "openai"))
+        else:
+            reader.data(output)
+    else:
+        reader.text(output, "output")
+
+
+def _reasoning(item: Mapping[str, Any], reader: Reader) -> None:
+    for field in ("summary", "content"):
+        parts = item.get(field)
+        if isinstance(parts, list | tuple):
+            for number, part in enumerate(parts):
+                if isinstance(part, Mapping):
+                    reader.text(part.get("text"), f"{field}[{number}].text")
+                else:
+                    reader.bad(f"{field}[{number}]", part)
+        elif parts is not None:
+            reader.bad(field, parts)
+    _encrypted(item.get("encrypted_content"), reader)
+
+
+def _outputs(outputs: object, reader: Reader) -> None:
+    """A code interpreter's outputs: logs are text, images are estimated."""
+    if not isinstance(outputs, list | tuple):
+        return
+    for entry in outputs:
+        if isinstance(entry, Mapping):
+            if entry.get("type") == "image":
+                reader.part(reader.estimate.image_chars(_string(entry.get("url")), "openai"))
+            else:
+                reader.text(_string(entry.get("logs")), "outputs.logs")
+
+
+def _encrypted(value: object, reader: Reader) -> None:
+    if isinstance(value, str) and value:
+        reader.part(reader.estimate.encrypted_chars(value))
+
+
+def _string(value: object) -> str | None:
+    return value if isinstance(value, str) else None
