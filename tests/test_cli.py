@@ -67,7 +67,7 @@ def test_check_prints_one_line_per_problem_with_its_code_and_exits_1(folder: Pat
         "bad.json: wrong_type: triggerChars must be of type integer, got '60'.",
         "bad.json: unknown_key: colour is not a known key; the known keys here are mode, "
         "trigger_chars, target_input_chars, trigger_tokens, target_input_tokens, selection, "
-        "and steps.",
+        "steps, and optional_fragments.",
         "broken.toml: invalid_toml: The policy text is not valid TOML. Detail: Invalid value "
         "(at line 2, column 17)",
         "none.json: unreadable_file: The file 'none.json' cannot be read. Detail: No such file "
