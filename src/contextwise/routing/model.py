@@ -281,8 +281,8 @@ class RoutingContext:
     Raises:
         InvalidTypeError: When ``step`` is not an integer (code ``not_a_number``), ``model`` or
             ``system`` is not a string (code ``not_a_string``), ``messages`` or ``tools`` is not a
-            list or a tuple (code ``not_a_collection``; ``None`` included), or one of their
-            entries is not a mapping (codes ``message_not_a_mapping``, ``not_a_mapping``).
+            list or a tuple (code ``not_a_collection``; ``None`` included), or a tool is not a
+            mapping (code ``not_a_mapping``).
         InvalidValueError: When ``step`` is negative (code ``negative_size``).
 
     Examples:
@@ -323,15 +323,12 @@ class RoutingContext:
                 raise InvalidTypeError(
                     "not_a_collection", name=name, type_name=type(entries).__name__
                 )
-            for index, entry in enumerate(entries):
-                if isinstance(entry, Mapping):
-                    continue
-                if name == "messages":
-                    raise InvalidTypeError(
-                        "message_not_a_mapping", index=index, type_name=type(entry).__name__
-                    )
+        # The messages may be framework objects, which the message shapes read later; a tool
+        # specification is always a mapping.
+        for index, tool in enumerate(self.tools):
+            if not isinstance(tool, Mapping):
                 raise InvalidTypeError(
-                    "not_a_mapping", name=f"tools[{index}]", type_name=type(entry).__name__
+                    "not_a_mapping", name=f"tools[{index}]", type_name=type(tool).__name__
                 )
 
 
