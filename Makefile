@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: docs serve test lint types catalogs bench clean
+.PHONY: docs serve test lint types catalogs bench perf-page clean
 
 $(STAMP): pyproject.toml tools/docs/constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,11 +33,21 @@ types: $(STAMP)
 test: $(STAMP) catalogs lint types
 	$(VENV)/bin/pytest
 
+# Every benchmarks/bench_*.py, after the machine and the versions; each script's output follows a
+# "== script" line, so that tools/docs/perf_page.py can read it. A missed goal fails the target
+# once every benchmark has run.
+BENCHMARKS = $(sort $(wildcard benchmarks/bench_*.py))
+
 bench: $(STAMP) catalogs
-	$(PY) benchmarks/bench_plan.py
-	$(PY) benchmarks/bench_trim.py
-	$(PY) benchmarks/bench_route.py
-	$(PY) benchmarks/bench_session.py
+	@$(PY) -m tools.docs.perf_page environment
+	@status=0; for script in $(BENCHMARKS); do \
+		echo "== $$script"; $(PY) $$script || status=$$?; \
+	done; exit $$status
+
+# Measure again, keep the output in benchmarks/results.txt and regenerate the Performance page.
+perf-page: $(STAMP) catalogs
+	-$(MAKE) --no-print-directory --silent bench > benchmarks/results.txt
+	$(PY) -m tools.docs.perf_page render benchmarks/results.txt
 
 clean:
 	rm -rf $(VENV) site build dist .mypy_cache .pytest_cache .ruff_cache

@@ -1,9 +1,10 @@
 """The built site in a real browser: Debian's Chromium driven by Playwright, on 127.0.0.1.
 
 Checked: the three home pages, the language switcher from an English reference page to the same
-page in French and in Chinese, a Chinese search that returns results (jieba segmentation), the
-Mermaid diagram of the architecture page drawn in every language with the site's own copy of
-Mermaid, and no JavaScript error on any page visited.
+page in French and in Chinese, a Chinese search that returns results (jieba segmentation), a
+guide's identifier link landing on the reference entry of the same language, the guides' pictures
+loaded in each language, the Mermaid diagram of the architecture page drawn in every language with
+the site's own copy of Mermaid, and no JavaScript error on any page visited.
 
 Playwright's own browser is never downloaded: the test drives the system Chromium at its path.
 When Chromium or Playwright is missing the test is skipped, unless CONTEXTWISE_REQUIRE_BROWSER=1
@@ -125,6 +126,42 @@ def test_switcher_keeps_the_page(visit: Visit, lang: str, title: str) -> None:
     assert page.locator("html").get_attribute("lang") == lang
     assert page.locator("h1").first.inner_text().strip().rstrip("¶") == "budget.py"
     assert page.locator("#section-import").inner_text().strip().rstrip("¶") == title
+
+
+@pytest.mark.parametrize(
+    ("prefix", "lang", "heading"),
+    [("", "en", "Class"), ("fr/", "fr", "Classe"), ("zh/", "zh", "类")],
+)
+def test_a_guide_identifier_link_lands_on_the_same_language_entry(
+    visit: Visit, prefix: str, lang: str, heading: str
+) -> None:
+    page = visit.open(f"{prefix}guides/budgeting/")
+    link = page.locator("article a.autorefs", has_text="ContextBudget").first
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_url(f"**/{prefix}reference/budget/#ContextBudget")
+    assert page.locator("html").get_attribute("lang") == lang
+    entry = page.locator("h2#ContextBudget")
+    assert entry.inner_text().strip().rstrip("¶").startswith(heading)
+    assert "ContextBudget" in entry.inner_text()
+
+
+@pytest.mark.parametrize("prefix", ["", "fr/", "zh/"])
+@pytest.mark.parametrize(
+    ("guide", "picture"),
+    [("budgeting", "budget-split.svg"), ("harness-step", "harness-step.svg")],
+)
+def test_guide_pictures_are_shown(visit: Visit, prefix: str, guide: str, picture: str) -> None:
+    page = visit.open(f"{prefix}guides/{guide}/")
+    image = page.locator(f'article img[src$="assets/{picture}"]')
+    assert image.count() == 1
+    image.scroll_into_view_if_needed()
+    src = image.get_attribute("src") or ""
+    loaded = image.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert loaded, f"{prefix}guides/{guide}: {src} did not load"
+    # the picture is the page's language's own, not the English one
+    resolved = image.evaluate("img => img.currentSrc")
+    assert f"/{prefix}assets/{picture}" in resolved
 
 
 def test_chinese_search_finds_pages(visit: Visit) -> None:

@@ -89,8 +89,18 @@ def test_numbers_and_lists_are_formatted_per_locale() -> None:
     assert format_value(12345, "zh") == "12,345"
     assert format_value(["a", "b", "c"], "en") == "a, b, and c"
     assert format_value(["a", "b", "c"], "fr") == "a, b et c"
-    assert format_value(["a", "b", "c"], "zh") == "a、b和c"
+    assert format_value(["a", "b", "c"], "zh") == "a、b、c"
     assert format_value(True, "fr") == "True"
+
+
+def test_chinese_messages_join_lists_with_the_enumeration_comma_only() -> None:
+    from contextwise import UnsupportedLocaleError, set_locale
+
+    with pytest.raises(UnsupportedLocaleError) as caught:
+        set_locale("de")
+    message = caught.value.render("zh")
+    assert "en、fr、zh" in message
+    assert "和" not in message
 
 
 def test_a_broken_translation_falls_back_to_english(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,3 +127,11 @@ def test_numbers_beyond_babel_precision_are_kept_whole() -> None:
     huge = -(10**400)
     assert format_value(huge, "fr") == str(huge)
     assert format_value(1e300, "zh") == str(1e300)
+
+
+def test_chinese_messages_put_no_space_after_the_full_stop_before_a_detail() -> None:
+    from contextwise import ProviderUnavailableError
+
+    error = ProviderUnavailableError("503 from upstream")
+    assert error.render("zh").endswith("。详情：503 from upstream")
+    assert error.render("en").endswith("unavailable. Detail: 503 from upstream")

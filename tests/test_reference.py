@@ -229,15 +229,17 @@ def test_error_codes_are_translated_from_the_package_catalog() -> None:
 
 def test_status_page_shows_the_honest_counts() -> None:
     page = golden("fr", "translation-status")
-    assert "| Français | 146 | 144 | 1 | 1 | 98,6 % |" in page
-    assert "| 简体中文 | 146 | 145 | 0 | 1 | 99.3% |" in golden("zh", "translation-status")
+    assert "| Français | 150 | 148 | 1 | 1 | 98,7\u00a0% |" in page
+    assert "| 简体中文 | 150 | 149 | 0 | 1 | 99.3% |" in golden("zh", "translation-status")
 
 
 def _section(page: str, anchor: str) -> list[str]:
     """The lines of one function's section, from its heading to the next heading."""
     lines = page.splitlines()
     start = next(i for i, line in enumerate(lines) if line.endswith(f"{{#{anchor}}}"))
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
+    # a section ends at the next heading, or at the identifier anchor written right before it
+    ends = ("#", "[](){#")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(ends)), len(lines))
     return lines[start:end]
 
 
@@ -336,8 +338,8 @@ def test_stats_prints_the_totals_last(capsys: pytest.CaptureFixture[str]) -> Non
         "total",
         "coverage",
     ]
-    assert lines[-3].split() == ["fr", "144", "1", "1", "146", "98.6%"]
-    assert lines[-2].split() == ["zh", "145", "0", "1", "146", "99.3%"]
+    assert lines[-3].split() == ["fr", "148", "1", "1", "150", "98.7%"]
+    assert lines[-2].split() == ["zh", "149", "0", "1", "150", "99.3%"]
     assert lines[-1] == "release rule (100 % translated, 0 fuzzy): not met"
     assert cli(FIXTURE, "stats", "--strict") == 1
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -310,6 +311,15 @@ def test_framework_objects_are_stored_through_their_own_json(open_store: StoreFa
         pytest.skip(f"this engine does not read LangChain messages yet: {err.code}")
     again = ContextSession({"mode": "audit"}, open_store(), "chat").messages()
     assert again == [HumanMessage("Hello"), AIMessage("Hi")]
+    trimmed = ContextSession(TRIM, open_store(), "chat")
+    trimmed.add([HumanMessage("q" * 30), AIMessage("a" * 30)])
+    kept = trimmed.context().fragment("history").messages
+    assert list(kept or ()) == [AIMessage("a" * 30)] == trimmed.messages()
+    assert [item.message for item in trimmed.archive()] == [
+        HumanMessage("Hello"),
+        AIMessage("Hi"),
+        HumanMessage("q" * 30),
+    ]
 
 
 def test_pydantic_ai_messages_are_stored_through_their_own_json(
@@ -438,3 +448,26 @@ def test_a_writer_killed_at_random_instants_loses_and_duplicates_nothing(
         assert context == sorted(context)
         store.close()
     assert len(acknowledged) > 6
+
+
+def test_framework_messages_round_trip_through_their_own_json() -> None:
+    """The codec alone (the engine's reading of these shapes is tested above once it exists)."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from contextwise.session.codec import decode_message, encode_messages
+
+    messages = [
+        HumanMessage("Hello"),
+        AIMessage("Hi", tool_calls=[{"name": "f", "args": {"x": 1}, "id": "c1"}]),
+        ToolMessage("42", tool_call_id="c1"),
+        ModelRequest(parts=[UserPromptPart(content="Hello")]),
+        ModelResponse(parts=[TextPart(content="Hi")]),
+        {"role": "user", "content": [{"type": "text", "text": "parts"}]},
+    ]
+    data, decoded = encode_messages(messages)
+    assert decoded == messages
+    assert [decode_message(json.loads(json.dumps(value))) for value in data] == messages
+    assert data[0]["__contextwise__"] == "langchain"
+    assert data[3]["__contextwise__"] == "pydantic-ai"
+    assert data[5] == messages[5] and data[5] is not messages[5]

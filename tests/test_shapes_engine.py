@@ -287,3 +287,11 @@ def test_prepare_step_takes_framework_messages_and_counts_images() -> None:
     assert prepared.model.name == "small"
     assert prepared.fragments[0].messages == tuple(history)
     assert prepared.plan.used >= 1600  # the image counts in the budget
+    small = prepare_step(
+        ContextPolicy(mode="reduce"),
+        [Fragment("h", messages=history)],
+        router=ModelRouter(routing),
+        step=1,
+        part_estimate=PartEstimate(image_tokens=10),
+    )
+    assert small.plan.used < 100

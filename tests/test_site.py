@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from mkdocstrings import Inventory
 
 from conftest import ROOT, BuiltSite
 from tools.docs import site_config
@@ -21,6 +22,14 @@ from tools.i18n import languages
 # English at the root, every other language under its code.
 LANGUAGES = {code: "" if code == languages.source() else f"{code}/" for code in languages.codes()}
 REFERENCE_PAGES = sorted(path.stem for path in (ROOT / "docs/en/reference").glob("*.md"))
+
+
+def site_prefix_url() -> str:
+    """The site's published URL, ending with a slash."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    found = re.search(r"^site_url:\s*(\S+)", config, flags=re.M)
+    assert found is not None
+    return found.group(1).rstrip("/") + "/"
 
 
 def _html(site: BuiltSite, path: str) -> str:
@@ -111,3 +120,88 @@ def test_navigation_order(built_site: BuiltSite, lang: str, prefix: str) -> None
     reference = [link for link in links if "/" not in link and link not in ("..", "../glossary")]
     assert reference[0] == "." and reference[-1] == "translation-status"
     assert reference[1:-1] == sorted(reference[1:-1])
+
+
+# -- identifiers, objects.inv and llms.txt (tools/docs/site_files.py) ---------------------------
+
+
+def _inventory(site: BuiltSite, prefix: str) -> Inventory:
+    path = site.path / prefix / "objects.inv"
+    assert path.is_file(), f"/{prefix}objects.inv was not written"
+    with path.open("rb") as handle:
+        return Inventory.parse_sphinx(handle)
+
+
+def _public_names() -> list[str]:
+    import contextwise
+
+    return [name for name in contextwise.__all__ if not name.startswith("_")]
+
+
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_each_language_publishes_an_inventory_of_the_public_api(
+    built_site: BuiltSite, lang: str, prefix: str
+) -> None:
+    inventory = _inventory(built_site, prefix)
+    for name in _public_names():
+        assert f"contextwise.{name}" in inventory, f"{lang}: contextwise.{name} is not listed"
+    assert inventory["contextwise.ContextBudget"].role == "class"
+    assert inventory["contextwise.ContextBudget.plan"].role == "method"
+    assert inventory["contextwise.ContextOverflowError"].role == "exception"
+    assert inventory["contextwise.estimate_tokens"].role == "function"
+
+
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_every_inventory_uri_exists_in_the_same_language(
+    built_site: BuiltSite, lang: str, prefix: str
+) -> None:
+    for item in _inventory(built_site, prefix).values():
+        path, _, anchor = item.uri.partition("#")
+        html = _html(built_site, prefix + path.rstrip("/"))
+        assert f'<html lang="{lang}"' in html
+        assert f'id="{anchor}"' in html, f"{lang}: {item.name} -> {item.uri}: no such anchor"
+
+
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_guides_link_to_the_api_in_their_own_language(
+    built_site: BuiltSite, lang: str, prefix: str
+) -> None:
+    html = _html(built_site, f"{prefix}guides/budgeting/")
+    links = re.findall(r'<a class="autorefs autorefs-internal"[^>]*href="([^"]+)"', html)
+    assert links, "no identifier link on the budgeting guide"
+    for href in links:
+        resolved = (Path("/") / f"{prefix}guides/budgeting/" / href).resolve().as_posix()
+        assert resolved.startswith(f"/{prefix}reference/"), f"{lang}: {href} leaves the language"
+    assert "../../reference/budget/#ContextBudget" in links
+    assert "Multiple primary URLs" not in built_site.output
+    assert "Could not find closest" not in built_site.output
+
+
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_llms_txt_lists_the_pages_of_its_language(
+    built_site: BuiltSite, lang: str, prefix: str
+) -> None:
+    text = (built_site.path / prefix / "llms.txt").read_text(encoding="utf-8")
+    base = site_prefix_url() + prefix
+    assert text.startswith("# contextwise\n\n> ")
+    assert f"]({base}llms-full.txt)" in text
+    for page in sorted((ROOT / "docs" / lang).rglob("*.md")):
+        relative = page.relative_to(ROOT / "docs" / lang).with_suffix("").as_posix()
+        if relative == "index":
+            continue
+        url = base + relative.removesuffix("index") + ("" if relative.endswith("index") else "/")
+        assert f"]({url})" in text, f"{lang}: {url} is not listed"
+    assert all(link.startswith(base) for link in re.findall(r"\]\(([^)]+)\)", text))
+
+
+@pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
+def test_llms_full_txt_holds_the_guides_and_the_whole_api(
+    built_site: BuiltSite, lang: str, prefix: str
+) -> None:
+    text = (built_site.path / prefix / "llms-full.txt").read_text(encoding="utf-8")
+    for name in _public_names():
+        assert f"`{name}`" in text, f"{lang}: {name} is missing"
+    assert "[](){#" not in text and "{#section-import}" not in text
+    assert not re.search(r"\]\((?!https?://)[^)]*\.md[#)]", text), "a relative link is left"
+    base = site_prefix_url() + prefix
+    assert f"[`ContextBudget`]({base}reference/budget/#ContextBudget)" in text

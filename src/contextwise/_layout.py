@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import accumulate, compress, repeat
-from operator import eq
+from operator import eq, itemgetter
 from typing import Any, Final, TypeAlias, TypeVar
 
 from contextwise.errors import InvalidTypeError
@@ -32,6 +32,9 @@ T = TypeVar("T")
 
 Message: TypeAlias = Any
 """A message in any supported shape (``contextwise.messages.ChatMessage``)."""
+
+_ROLE: Final = itemgetter("role")
+_CONTENT: Final = itemgetter("content")
 
 PLAIN_ROLES: Final[frozenset[str]] = frozenset({"system", "developer", "user", "assistant"})
 """The roles a plain ``{role, content: str}`` dict may have and still take the fast path."""
@@ -112,17 +115,16 @@ def profile_messages(
         try:
             # C-level passes: far faster than one Python-level walk per message.
             if set(map(len, items)) == {2}:
-                get: Any = dict.get
-                roles: list[object] = list(map(get, items, repeat("role")))
+                roles: list[object] = list(map(_ROLE, items))
                 role_set = set(roles)
                 if role_set <= PLAIN_ROLES:
                     # str.__len__ measures and checks the type in one pass; a content that is
                     # not a string raises TypeError and takes the checked path below.
-                    contents = map(get, items, repeat("content"))
+                    sizes_read = list(map(str.__len__, map(_CONTENT, items)))
                     pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
-                    return Profile(list(map(str.__len__, contents)), roles, True, pinned_roles)
-        except TypeError:
-            pass  # not all dicts, or unhashable roles: the checked path below reports it
+                    return Profile(sizes_read, roles, True, pinned_roles)
+        except (TypeError, KeyError):
+            pass  # not all plain dicts, or unhashable roles: the checked path below reports it
         if not isinstance(items[0], dict):
             plain = plain_langchain(items)
             if plain is not None:

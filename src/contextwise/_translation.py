@@ -170,7 +170,13 @@ def format_value(value: object, locale: Locale) -> str:
             return str(value)
     if isinstance(value, list | tuple) and not isinstance(value, str):
         items = [format_value(item, locale) for item in value]
-        return format_list(items, locale=babel_locale(locale)) if items else "-"
+        if not items:
+            return "-"
+        if locale == "zh":
+            # Babel (CLDR) ends a Chinese list with 和 ("en、fr和zh"); Chinese technical writing
+            # enumerates values with the enumeration comma alone.
+            return "、".join(items)
+        return format_list(items, locale=babel_locale(locale))
     return str(value)
 
 

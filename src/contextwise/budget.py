@@ -215,7 +215,7 @@ class ContextBudget:
     """The token budget of the prompt's context: ``B_context = W - B_out - B_reasoning - B_safety``.
 
     The sizes are rounded down to whole tokens and checked at construction. The safety margin
-    defaults to 2 % of the window, computed in integers as ``window * 2 // 100``; pass
+    defaults to 2 percent of the window, computed in integers as ``window * 2 // 100``; pass
     ``safety=0`` to do without one. Reserves equal to the window leave a context budget of 0.
 
     The attributes are read-only, and two budgets are equal when their four sizes and their locale
@@ -225,7 +225,7 @@ class ContextBudget:
         window: W, the model's context window in tokens.
         output: B_out, the tokens reserved for the answer.
         reasoning: B_reasoning, the tokens reserved for internal reasoning; 0 by default.
-        safety: B_safety, the safety margin in tokens; 2 % of the window by default.
+        safety: B_safety, the safety margin in tokens; 2 percent of the window by default.
         locale: The language of the errors this budget raises, such as ``"fr"``; the current
             default locale when omitted.
 
@@ -293,7 +293,7 @@ class ContextBudget:
 
     @property
     def safety(self) -> int:
-        """B_safety: the safety margin in tokens, 2 % of the window by default."""
+        """B_safety: the safety margin in tokens, 2 percent of the window by default."""
         return self._safety
 
     @property

@@ -107,10 +107,13 @@ class ContextwiseError(Exception):
         message = _find_message(type(self), self.code)
         assert message is not None
         text = translate(message, self.params, target)
+        # Chinese puts no space after the full stop (。) that ends the message.
+        separator = "" if target == "zh" else " "
         if self.detail:
-            text = f"{text} {translate(_DETAIL, {'detail': self.detail}, target)}"
+            text = f"{text}{separator}{translate(_DETAIL, {'detail': self.detail}, target)}"
         if self._more:
-            text = f"{text} {translate(_MORE_PROBLEMS, {'count': len(self._more)}, target)}"
+            more = translate(_MORE_PROBLEMS, {"count": len(self._more)}, target)
+            text = f"{text}{separator}{more}"
         return text
 
     @property

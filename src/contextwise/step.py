@@ -32,6 +32,7 @@ from contextwise.routing.model import ModelSpec, RoutingContext
 from contextwise.routing.options import provider_options
 from contextwise.routing.router import ModelRouter, RouteOutcome, route_effects
 from contextwise.routing.rules import RuleRouter
+from contextwise.shapes import PartEstimate
 from contextwise.tokens import EstimateCounter, TokenCounter, as_token_counter
 
 
@@ -187,7 +188,7 @@ def model_budget(
         window: The context window of models whose spec declares none.
         output: The output reserve of models whose spec declares no ``max_output_tokens``.
         reasoning: The reasoning reserve.
-        safety: The safety margin; 2 % of the window when omitted.
+        safety: The safety margin; 2 percent of the window when omitted.
 
     Returns:
         The model's context budget.
@@ -227,6 +228,7 @@ def prepare_step(
     compressors: Mapping[str, Compressor] | None = None,
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
+    part_estimate: PartEstimate | None = None,
 ) -> PreparedStep:
     """Prepare one harness step: compact the context, route the step, check the budget.
 
@@ -286,7 +288,12 @@ def prepare_step(
                 output,
                 reasoning,
             ),
-            {"compressors": compressors, "apps": apps, "decision_provider": decision_provider},
+            {
+                "compressors": compressors,
+                "apps": apps,
+                "decision_provider": decision_provider,
+                "part_estimate": part_estimate,
+            },
         )
     )
 
@@ -308,6 +315,7 @@ async def aprepare_step(
     compressors: Mapping[str, Compressor] | None = None,
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
+    part_estimate: PartEstimate | None = None,
 ) -> PreparedStep:
     """Prepare one harness step: compact the context, route the step, check the budget.
 
@@ -355,6 +363,9 @@ async def aprepare_step(
         compressors: The compressors by name, as the policy's compress steps name them.
         apps: The app mutations by name, as the policy's app steps name them.
         decision_provider: The decision provider of a policy with a ``model`` selection.
+        part_estimate: How the parts of messages that have no text (images, audio, files,
+            encrypted reasoning) are measured, in the policy and in the budget check;
+            :class:`~contextwise.PartEstimate` by default.
 
     Returns:
         The compacted fragments, the policy's report, what was removed, the route outcome, the
@@ -422,7 +433,12 @@ async def aprepare_step(
                 output,
                 reasoning,
             ),
-            {"compressors": compressors, "apps": apps, "decision_provider": decision_provider},
+            {
+                "compressors": compressors,
+                "apps": apps,
+                "decision_provider": decision_provider,
+                "part_estimate": part_estimate,
+            },
         )
     )
 
@@ -505,7 +521,7 @@ def _core(
     )
     route = yield from options.route(context)
     budget = options.budget(route.model, route.effort)
-    segments = _segments(result.fragments, tokens)
+    segments = _segments(result.fragments, tokens, functions["part_estimate"])
     recompacted = False
     if (
         sum(segment.tokens for segment in segments) > budget.context_budget()
@@ -514,7 +530,7 @@ def _core(
         result = yield from context_effects(
             policy, fragments, counter=tokens, budget=budget, **functions
         )
-        segments = _segments(result.fragments, tokens)
+        segments = _segments(result.fragments, tokens, functions["part_estimate"])
         recompacted = True
     return PreparedStep(
         fragments=result.fragments,
@@ -535,13 +551,15 @@ def _messages(fragments: Sequence[Fragment]) -> list[ChatMessage]:
     return messages
 
 
-def _segments(fragments: Sequence[Fragment], counter: TokenCounter) -> list[BudgetSegment]:
+def _segments(
+    fragments: Sequence[Fragment], counter: TokenCounter, estimate: PartEstimate | None
+) -> list[BudgetSegment]:
     segments: list[BudgetSegment] = []
     for fragment in fragments:
         if fragment.text is not None:
             tokens = counter.count(fragment.text)
         else:
             messages = fragment.messages or ()
-            tokens = sum(message_tokens(message, counter.count) for message in messages)
+            tokens = sum(message_tokens(message, counter.count, estimate) for message in messages)
         segments.append(BudgetSegment(fragment.id, tokens))
     return segments

@@ -18,17 +18,20 @@ _LANGCHAIN = "langchain"
 _PYDANTIC_AI = "pydantic-ai"
 
 
-def encode_messages(messages: Sequence[object]) -> list[Any]:
-    """Turn messages into JSON data, the form a store holds: a fresh copy that JSON can encode.
+def encode_messages(messages: Sequence[object]) -> tuple[list[Any], list[Any]]:
+    """Turn messages into JSON data, the form a store holds, and into the messages a session
+    hands out.
 
-    Plain dicts pass through one JSON encoding and decoding, which checks them and copies them;
-    a framework message becomes an envelope that names its framework and holds its own JSON.
+    A dict whose keys and values are all strings is copied as it is (JSON holds it); another
+    dict passes through one JSON encoding and decoding, which checks it and copies it; a
+    framework message becomes an envelope that names its framework and holds its own JSON, and
+    is read back from it.
 
     Args:
         messages: Dicts that JSON can encode, LangChain messages or pydantic-ai messages.
 
     Returns:
-        The JSON data of each message, in order.
+        The JSON data of each message, and each message as read back from it, in order.
 
     Raises:
         InvalidTypeError: When a message is none of those (code ``unsupported_message_object``).
@@ -36,31 +39,57 @@ def encode_messages(messages: Sequence[object]) -> list[Any]:
             ``message_not_json``).
     """
     values: list[Any] = []
+    pending: list[int] = []
     for index, message in enumerate(messages):
-        if type(message) is dict:
-            values.append(message)
+        if type(message) is dict and _strings_only(message):
+            values.append(message.copy())
             continue
-        framework = _framework(message)
-        if framework == _LANGCHAIN:
-            from langchain_core.messages import messages_to_dict
+        pending.append(index)
+        values.append(_as_data(message, index))
+    if pending:
+        copied = _round_trip([values[index] for index in pending], pending)
+        for index, value in zip(pending, copied, strict=True):
+            values[index] = value
+    decoded = list(values)
+    for index in pending:
+        if has_envelope(values[index]):
+            decoded[index] = decode_message(values[index])
+    return values, decoded
 
-            data = messages_to_dict([message])[0]  # type: ignore[list-item]
-            values.append({_ENVELOPE: _LANGCHAIN, "message": data})
-        elif framework == _PYDANTIC_AI:
-            from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-            data = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
-            values.append({_ENVELOPE: _PYDANTIC_AI, "message": data})
-        elif isinstance(message, Mapping):
-            values.append(message)
-        else:
-            raise InvalidTypeError(
-                "unsupported_message_object", index=index, type_name=type(message).__name__
-            )
+def _strings_only(message: dict[Any, Any]) -> bool:
+    """Whether every key and value of a dict is a string; ``{role, content}`` is checked first."""
+    if len(message) == 2 and type(message.get("role")) is str:
+        return type(message.get("content")) is str
+    return all(type(key) is str and type(value) is str for key, value in message.items())
+
+
+def _as_data(message: object, index: int) -> Any:
+    """The JSON-ready form of a message that is not a plain dict of strings."""
+    framework = _framework(message)
+    if framework == _LANGCHAIN:
+        from langchain_core.messages import messages_to_dict
+
+        data = messages_to_dict([message])[0]  # type: ignore[list-item]
+        return {_ENVELOPE: _LANGCHAIN, "message": data}
+    if framework == _PYDANTIC_AI:
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        data = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
+        return {_ENVELOPE: _PYDANTIC_AI, "message": data}
+    if isinstance(message, Mapping):
+        return message
+    raise InvalidTypeError(
+        "unsupported_message_object", index=index, type_name=type(message).__name__
+    )
+
+
+def _round_trip(values: list[Any], indices: list[int]) -> list[Any]:
+    """Copy values through JSON in one pass; name the first that JSON cannot encode."""
     try:
         copied: list[Any] = json.loads(_dumps(values))
     except (TypeError, ValueError):
-        for index, value in enumerate(values):
+        for index, value in zip(indices, values, strict=True):
             try:
                 _dumps(value)
             except (TypeError, ValueError) as exc:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
+from operator import is_
 from typing import Any
 
 from contextwise._effects import Effects, call, run_async, run_sync
@@ -25,7 +26,7 @@ from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import ContextPolicy, coerce_policy
 from contextwise.policy.steps import KnownSizes, Measure
 from contextwise.policy.validation import validate_context_policy
-from contextwise.session.codec import decode_message, encode_messages, has_envelope
+from contextwise.session.codec import decode_message, encode_messages
 from contextwise.session.records import (
     ChangeEntry,
     SessionChange,
@@ -79,9 +80,9 @@ class ContextSession:
     messages; :meth:`context` applies the policy and stores its reduction, so the next call
     starts from the reduced context; what a step took out goes to the archive, where
     :meth:`archive` reads it and :meth:`restore` puts it back. Each message is measured once,
-    when it is added, and a call costs the new and the removed messages, not the whole
-    history: the session keeps the context it last read and asks the store only for what
-    changed since.
+    when it is added, and a call never reads the whole history: the session keeps the context it
+    last read and asks the store only for what changed since, so a call costs the new messages,
+    the removed ones and the current context, which the policy keeps small.
 
     Every write is one transaction. A reduction is stored only if no other writer stored one
     since the session read the context; otherwise :meth:`context` raises
@@ -391,8 +392,7 @@ class ContextSession:
 
     def _measure(self, messages: Sequence[Any]) -> list[_Entry]:
         """Encode messages for the store and measure each once: characters, and tokens."""
-        values = encode_messages(messages)
-        decoded = [decode_message(value) if has_envelope(value) else value for value in values]
+        values, decoded = encode_messages(messages)
         sizes = layout_messages(decoded, "message").sizes
         counter = self._counter
         counter_id = None if counter is None else str(counter.id)
@@ -453,10 +453,11 @@ class ContextSession:
         except BaseException:
             self._version = None
             raise
-        placeholders = [item for entry in plan.change.entries for item in entry.created]
-        stored_as = {id(item): new for item, new in zip(placeholders, created, strict=True)}
-        for entry in plan.context:
-            entry.stored = stored_as.get(id(entry.stored), entry.stored)
+        if created:
+            placeholders = [item for entry in plan.change.entries for item in entry.created]
+            stored_as = {id(item): new for item, new in zip(placeholders, created, strict=True)}
+            for entry in plan.context:
+                entry.stored = stored_as.get(id(entry.stored), entry.stored)
         self._entries = plan.context
         self._version = version
         return result
@@ -554,9 +555,19 @@ def _match_in_order(
 ) -> tuple[list[_Entry], list[_Entry]] | None:
     """The kept and the removed entries when the new messages are entries kept in order (trims
     only remove); ``None`` when a message is new or moved."""
+    count, size = len(entries), len(new_messages)
+    prefix = 0
+    while prefix < size and prefix < count and entries[prefix].message is new_messages[prefix]:
+        prefix += 1
+    tail = size - prefix
+    # The usual trim: the pinned head stays, then the newest messages; checked at C speed.
+    if tail <= count - prefix and all(
+        map(is_, new_messages[prefix:], (entry.message for entry in entries[count - tail :]))
+    ):
+        return entries[:prefix] + entries[count - tail :], entries[prefix : count - tail]
     kept: list[_Entry] = []
     removed: list[_Entry] = []
-    index, count = 0, len(entries)
+    index = 0
     for message in new_messages:
         while index < count and entries[index].message is not message:
             removed.append(entries[index])

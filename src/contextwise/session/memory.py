@@ -72,17 +72,11 @@ class MemoryStore:
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             first = session.last_item + 1
-            stored = [
-                StoredMessage(
-                    first + offset,
-                    float(first + offset),
-                    item.data,
-                    item.chars,
-                    item.tokens,
-                    item.counter_id,
-                )
-                for offset, item in enumerate(items)
-            ]
+            stored = list(items)
+            for offset, item in enumerate(stored):
+                item.item_id = item_id = first + offset
+                item.position = float(item_id)
+                item.created_by = None
             session.context.extend(stored)
             session.last_item += len(stored)
             return stored
@@ -98,6 +92,12 @@ class MemoryStore:
                     expected=change.version,
                     found=session.version,
                 )
+            if (
+                change.restored is None
+                and not change.moved
+                and not any(entry.created for entry in change.entries)
+            ):
+                return self._archive_only(session, change)
             context = {item.item_id: item for item in session.context}
             if change.restored is not None:
                 for item_id, (item, change_id, _, _) in list(session.archived.items()):
@@ -122,6 +122,24 @@ class MemoryStore:
             )
             session.version += 1
             return session.version, created
+
+    @staticmethod
+    def _archive_only(session: _Session, change: SessionChange) -> tuple[int, list[StoredMessage]]:
+        """A change that only takes messages out (a trim): the context keeps its order."""
+        owner: dict[int, tuple[int, str]] = {}
+        for entry in change.entries:
+            session.last_change += 1
+            owner.update(dict.fromkeys(entry.archived, (session.last_change, entry.step)))
+        kept: list[StoredMessage] = []
+        for item in session.context:
+            found = owner.get(item.item_id)
+            if found is None:
+                kept.append(item)
+            else:
+                session.archived[item.item_id] = (item, found[0], found[1], change.at)
+        session.context = kept
+        session.version += 1
+        return session.version, []
 
     def archive(self, session_id: str) -> list[StoredArchiveItem]:
         """Read a session's archived messages, by change, then in context order."""

@@ -11,9 +11,13 @@ SESSION_SCHEMA_VERSION = 1
 """The version of the stores' layout, recorded in every store and checked when it is opened."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StoredMessage:
     """One message as a store holds it: its JSON, its place, and its sizes measured once.
+
+    Once stored, it never changes. It is not frozen, because a frozen dataclass is three times
+    slower to create and a session makes one per message added; a store may fill in the
+    ``item_id`` and ``position`` of the placeholder it is given.
 
     Examples:
         >>> StoredMessage(1, 1.0, {"role": "user", "content": "Hi"}, 2, None, None).chars
@@ -171,7 +175,8 @@ class SessionStore(Protocol):
 
         Args:
             session_id: The session, created when it does not exist yet.
-            items: The messages; their ``item_id`` and ``position`` are placeholders.
+            items: The messages; their ``item_id`` and ``position`` are placeholders, which the
+                store may fill in.
 
         Returns:
             The stored messages, with their item ids and positions.

@@ -136,13 +136,13 @@ def plain_langchain(
     Returns:
         The characters and the role of each message, and the pinned roles that occur.
     """
+    classes = list(map(type, messages))
     roles_by_class: dict[type, Role] = {}
-    for cls in set(map(type, messages)):
+    for cls in set(classes):
         role = _PLAIN_CLASSES.get(cls.__name__)
         if role is None or not cls.__module__.startswith("langchain_core."):
             return None
         roles_by_class[cls] = role
-    classes = list(map(type, messages))
     for cls, role in roles_by_class.items():
         if role == "assistant":
             replies = list(compress(messages, map(is_, classes, repeat(cls))))

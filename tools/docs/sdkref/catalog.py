@@ -101,7 +101,10 @@ def template(reference: Reference, found: list[tuple[str, Msg]]) -> Catalog:
     for page, msg in found:
         location = sources.get(page, LABELS_SOURCE)
         # Babel writes a location without a line number; its annotation asks for one.
-        catalog.add(msg.text, context=msg.context, locations=[(location, None)])  # type: ignore[list-item]
+        message = catalog.add(msg.text, context=msg.context, locations=[(location, None)])  # type: ignore[list-item]
+        # Babel flags any text with "% o" as python-format ("2 % of the window"), and its check
+        # then reports false errors: no reference text is %-formatted.
+        message.flags.discard("python-format")
     return catalog
 
 
@@ -132,6 +135,8 @@ def translator(catalog: Catalog | None) -> Translate:
 def merge(template_catalog: Catalog, existing: Catalog | None, locale: str) -> Catalog:
     """Merge the template into a locale's catalog: new entries added, changed fuzzy, old kept."""
     catalog = catalogs.merge(template_catalog, existing, locale)
+    for message in catalog:  # an old python-format flag is kept by Babel's merge: drop it too
+        message.flags.discard("python-format")
     if existing is None:
         catalog.header_comment = HEADER
     return catalog

@@ -78,10 +78,21 @@ LABELS: dict[str, str] = {
         "On the French and Chinese pages, a text that is not translated yet is shown in English "
         "after the marker {marker}."
     ),
-    "status:release": "The release rule: 100 % of both catalogs translated, 0 fuzzy.",
+    "status:release": (
+        "The release rule: every message of both catalogs translated (100 %), none fuzzy."
+    ),
     "status:by-locale": "Coverage by language",
     "status:by-page": "Coverage by page",
     "status:labels": "Page labels",
+    "status:pages": "Pages translated by hand",
+    "status:pages-intro": (
+        "Each page written by hand in another language records the version of the English page it "
+        "translates. A page is stale when the English page changed since: the test suite fails "
+        "and `python -m tools.docs.freshness check` names it, with the command that shows what "
+        "changed in English."
+    ),
+    "status:fresh": "up to date",
+    "status:stale": "stale",
     "col:language": "Language",
     "col:page": "Page",
     "col:messages": "Messages",

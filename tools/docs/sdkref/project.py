@@ -11,6 +11,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 
+from tools.docs import freshness
 from tools.docs.sdkref import catalog
 from tools.docs.sdkref.collect import collect
 from tools.docs.sdkref.model import Msg, Reference
@@ -81,6 +82,7 @@ def generate(project: Project) -> tuple[State, dict[Path, str]]:
     """Every file the generator owns, with its expected content."""
     state = load(project)
     files: dict[Path, str] = {project.pot: catalog.render_template(state.reference, state.messages)}
+    pages = freshness.table(project.root / "docs")
     for language in project.languages:
         translate: Translate = english
         errors: Translate = english
@@ -94,7 +96,7 @@ def generate(project: Project) -> tuple[State, dict[Path, str]]:
         for page in state.reference.pages:
             files[folder / f"{page.slug}.md"] = renderer.page(page)
         files[folder / "index.md"] = renderer.index()
-        files[folder / "translation-status.md"] = renderer.status(state.coverage)
+        files[folder / "translation-status.md"] = renderer.status(state.coverage, pages)
     return state, files
 
 

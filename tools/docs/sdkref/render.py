@@ -11,7 +11,7 @@ ids written ``{#id}`` (``attr_list``) and ``<code>`` cells whose links are Markd
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from babel import Locale
@@ -41,8 +41,13 @@ MARKER = "*(EN)*"
 """Shown before a text that falls back to English on a French or Chinese page."""
 
 
+Freshness = Sequence[tuple[str, Mapping[str, bool]]]
+"""Per hand-written page (path under its language's folder): language code -> up to date."""
+
+
 _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|data|exc|mod|obj|const|type):`(~?)([^`]+)`")
 _LITERAL = re.compile(r"``(.+?)``")
+_BLANKS = re.compile(r"[ \t\r\n]+")
 _CODE = re.compile(r"<code>.*?</code>|(`+).+?\1")
 _ESCAPES = str.maketrans(
     {
@@ -83,7 +88,7 @@ class Renderer:
 
     def text(self, msg: Msg) -> str:
         value, fallback = self.translate(msg)
-        value = self.markdown(" ".join(value.split()))
+        value = self.markdown(_collapse(value))
         return f"{MARKER} {value}" if fallback else value
 
     def label(self, key: str, **params: str) -> str:
@@ -177,6 +182,14 @@ class Renderer:
     def heading(self, level: int, text: str, anchor: str) -> list[str]:
         return [f"{'#' * level} {text} {{#{anchor}}}", ""]
 
+    def identifier(self, name: str) -> list[str]:
+        """An explicit anchor that registers ``package.name`` for the heading that follows.
+
+        mkdocs-autorefs reads it (``[](){#contextwise.ContextBudget}``), so that guides link to the
+        API by identifier, and the site's ``objects.inv`` lists it with this page's URL.
+        """
+        return [f"[](){{#{self.reference.package}.{name}}}", ""]
+
     # -- pages ---------------------------------------------------------------------------------
 
     def page(self, page: Page) -> str:
@@ -203,7 +216,8 @@ class Renderer:
         return _finish(out)
 
     def cls(self, cls: ClassDoc) -> list[str]:
-        out = self.heading(2, self.label(f"kind:{cls.kind}", name=f"`{cls.name}`"), cls.anchor)
+        out = self.identifier(cls.name)
+        out += self.heading(2, self.label(f"kind:{cls.kind}", name=f"`{cls.name}`"), cls.anchor)
         out += self.blocks(cls.description)
         if cls.bases:
             out += [f"{self.bold('bases')} " + ", ".join(self.exception(b) for b in cls.bases), ""]
@@ -250,7 +264,8 @@ class Renderer:
         return out
 
     def function(self, fn: Function, *, level: int, title: str | None = None) -> list[str]:
-        out = self.heading(level, title or f"`{fn.heading or fn.name}`", fn.anchor)
+        out = self.identifier(fn.heading or fn.name) if title is None else []
+        out += self.heading(level, title or f"`{fn.heading or fn.name}`", fn.anchor)
         out += ["```python", fn.signature, "```", ""]
         out += self.blocks(fn.description)
         if fn.params:
@@ -290,7 +305,8 @@ class Renderer:
         return self.text(msg) if msg is not None else ""
 
     def attribute(self, attribute: AttributeDoc) -> list[str]:
-        out = self.heading(3, f"`{attribute.name}`", attribute.anchor)
+        out = self.identifier(attribute.name)
+        out += self.heading(3, f"`{attribute.name}`", attribute.anchor)
         out += ["```python", attribute.signature, "```", ""]
         out += self.blocks(attribute.description)
         return out
@@ -331,8 +347,33 @@ class Renderer:
         out += [self.label("index:status"), ""]
         return _finish(out)
 
-    def status(self, coverage: Sequence[Coverage]) -> str:
-        return replace(self, slug="translation-status")._status(coverage)
+    def status(self, coverage: Sequence[Coverage], freshness: Freshness = ()) -> str:
+        """The translation-status page: catalog coverage, then the freshness of hand-made pages.
+
+        ``freshness`` lists each translated page written by hand (its path under the language's
+        folder) with, per language, whether it translates the current English page.
+        """
+        text = replace(self, slug="translation-status")._status(coverage)
+        return _finish([text, *self._freshness(freshness)])
+
+    def _freshness(self, freshness: Freshness) -> list[str]:
+        if not freshness:
+            return []
+        codes = [code for code in languages.translated() if any(code in f for _, f in freshness)]
+        out = self.heading(2, self.label("status:pages"), "section-pages")
+        out += [self.label("status:pages-intro"), ""]
+        header = [self.label("col:page")] + [self.label(f"lang:{code}") for code in codes]
+        out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for page, fresh in freshness:
+            cells = [
+                self.label("status:fresh" if fresh[code] else "status:stale")
+                if code in fresh
+                else ""
+                for code in codes
+            ]
+            out.append("| " + " | ".join([f"`{page}`", *cells]) + " |")
+        out.append("")
+        return out
 
     def _status(self, coverage: Sequence[Coverage]) -> str:
         out = [f"# {self.label('status:title')}", ""]
@@ -378,7 +419,7 @@ class Renderer:
 
 def _cell(text: str) -> str:
     """One line, with the pipes escaped outside code spans and ``<code>`` elements."""
-    text = " ".join(text.split())
+    text = _collapse(text)
     out: list[str] = []
     last = 0
     for code in _CODE.finditer(text):
@@ -386,6 +427,14 @@ def _cell(text: str) -> str:
         last = code.end()
     out.append(text[last:].replace("|", "\\|"))
     return "".join(out)
+
+
+def _collapse(text: str) -> str:
+    """One line with single spaces, keeping the no-break spaces French puts before ``: ; ? !``.
+
+    ``str.split()`` would split on U+00A0 and U+202F too, and lose them.
+    """
+    return _BLANKS.sub(" ", text).strip(" ")
 
 
 def _import_lines(package: str, names: Sequence[str]) -> list[str]:

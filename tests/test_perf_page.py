@@ -1,0 +1,92 @@
+"""The Performance page is produced from ``make bench`` output by tools/docs/perf_page.py.
+
+The committed pages and chart are exactly what the committed output (benchmarks/results.txt)
+gives; the reader copes with whichever benchmarks the output holds.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from conftest import ROOT
+from tools.docs.perf_page import chart, environment, main, page, parse
+
+OLD_TRIM = """\
+   1000 messages: both keep the same 500 messages
+
+times in ms over 7 runs each, min / median; ratio = langchain / contextwise
+ messages     contextwise         langchain  ratio  us/msg (cw)    read lengths
+     1000     0.10 / 0.12       1.00 / 1.20  10.0x        0.120     0.01 / 0.01
+    10000     1.00 / 1.10     11.00 / 12.10  11.0x        0.110     0.10 / 0.10
+"""
+NEW_TRIM = """\
+dicts: times in ms, min / median; ratio = langchain / contextwise
+ messages     contextwise         langchain  ratio  us/msg (cw)       bare pass  cw/bare
+     1000     0.05 / 0.06       1.00 / 1.20  20.0x        0.060     0.03 / 0.03    2.00x
+   100000     5.00 / 6.00   100.00 / 120.00  20.0x        0.060     3.00 / 3.00    2.00x
+growth of the median per 10x more messages (10.0 is linear):
+objects: times in ms, min / median; ratio = langchain / contextwise
+ messages     contextwise         langchain  ratio  us/msg (cw)       bare pass  cw/bare
+     1000     0.08 / 0.09       1.00 / 1.20  13.3x        0.090     0.03 / 0.03    3.00x
+"""
+SESSION = "memory store: 400 steps, contextwise 0.51 s, LangChain 60.2 s, ratio 118x"
+
+
+def _output(trim: str | None, session: bool = True) -> str:
+    parts = ["date: 2026-12-01", "cpu: Test CPU", "cores: 2", "python: 3.11.7",
+             "contextwise: 0.1.0", "langchain-core: 1.0.0"]
+    if trim is not None:
+        parts += ["== benchmarks/bench_trim.py", trim]
+    if session:
+        parts += ["== benchmarks/bench_session.py", SESSION]
+    return "\n".join(parts) + "\n"
+
+
+def test_the_committed_page_is_rendered_from_the_committed_output(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (ROOT / "benchmarks/results.txt").is_file()
+    assert main(["render", "--check"]) == 0, capsys.readouterr().out
+
+
+def test_both_trim_formats_are_read() -> None:
+    old = parse(_output(OLD_TRIM))
+    assert [(t.mode, t.rows) for t in old.trim] == [("", [(1000, 0.12, 1.2), (10000, 1.1, 12.1)])]
+    new = parse(_output(NEW_TRIM))
+    assert [t.mode for t in new.trim] == ["dicts", "objects"]
+    assert new.trim[0].rows == [(1000, 0.06, 1.2), (100000, 6.0, 120.0)]
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "zh"])
+def test_the_page_names_the_machine_versions_and_every_benchmark(language: str) -> None:
+    text = page(parse(_output(NEW_TRIM)), language)
+    for fact in ("`Test CPU`", "`3.11.7`", "| contextwise | `0.1.0` |", "| langchain-core |"):
+        assert fact in text
+    assert "](assets/trim-time.svg)" in text
+    assert SESSION in text and "`benchmarks/bench_trim.py`" in text
+    assert text.count("| 1") >= 2  # one row per size and mode
+
+
+def test_the_chart_draws_contextwise_and_langchain_for_each_table() -> None:
+    svg = chart(parse(_output(NEW_TRIM)), "fr")
+    root = ElementTree.fromstring(svg)
+    lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 4
+    labels = "".join(root.itertext())
+    assert "contextwise (dicts)" in labels and "LangChain (objects)" in labels
+    assert "100\u202f000" in labels  # French thousands separator on the size axis
+
+
+def test_an_output_without_trim_table_gives_a_page_without_chart() -> None:
+    results = parse(_output(None))
+    assert results.trim == []
+    text = page(results, "en")
+    assert "trim-time.svg" not in text and "no trim table" in text
+    assert SESSION in text
+
+
+def test_the_environment_names_the_machine_and_the_versions() -> None:
+    facts = environment()
+    assert {"cpu", "cores", "python", "contextwise", "pydantic"} <= set(facts)

@@ -1,0 +1,284 @@
+"""The "Performance" page of the site, produced from the output of ``make bench``, never typed.
+
+``make bench`` first prints the machine and the versions (``environment``), then runs every
+``benchmarks/bench_*.py`` after a ``== benchmarks/bench_x.py`` line. ``make perf-page`` keeps that
+output in ``benchmarks/results.txt`` and renders from it, in every language of the site:
+
+- ``docs/<lang>/performance.md``: the machine and the versions, the trim chart and table, then
+  each benchmark's output as printed;
+- ``docs/<lang>/assets/trim-time.svg``: trim time against history size, log-log, for contextwise
+  and LangChain (one pair of lines per table that ``bench_trim.py`` prints).
+
+The page shows whatever benchmarks the output holds: a benchmark that is missing or whose tables
+cannot be read is shown as printed, without a chart. ``render --check`` changes nothing and exits 1
+when a committed file differs from what ``benchmarks/results.txt`` gives.
+
+    python -m tools.docs.perf_page environment
+    python -m tools.docs.perf_page render [--check] [RESULTS]
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import os
+import platform
+import re
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from babel.numbers import format_decimal
+
+from tools.docs import site_labels
+from tools.i18n import languages
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "results.txt"
+PACKAGES = ("contextwise", "pydantic", "babel", "langchain-core", "sqlalchemy")
+SECTION = re.compile(r"^== (?P<script>\S+)\s*$")
+ENVIRONMENT = re.compile(r"^(?P<key>[a-z][\w -]*): (?P<value>.+)$")
+TABLE = re.compile(r"^(?:(?P<mode>\w+): )?times in ms\b")
+ROW = re.compile(
+    r"^\s*(?P<size>\d+)\s+[\d.]+ / (?P<ours>[\d.]+)\s+[\d.]+ / (?P<theirs>[\d.]+)\s+[\d.]+x"
+)
+FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
+COLOURS = ("#3f51b5", "#e65100", "#2e7d32", "#ad1457")
+
+@dataclass
+class TrimTable:
+    """A table of ``bench_trim.py``: its mode, if any, and (size, contextwise ms, LangChain ms)."""
+
+    mode: str
+    rows: list[tuple[int, float, float]] = field(default_factory=list)
+
+
+@dataclass
+class Results:
+    """A ``make bench`` output, read: the environment, each script's output, the trim tables."""
+
+    environment: dict[str, str]
+    outputs: dict[str, str]
+    trim: list[TrimTable]
+
+
+def environment() -> dict[str, str]:
+    """The machine and the versions the benchmarks run on."""
+    cpu = "unknown"
+    memory = "unknown"
+    if Path("/proc/cpuinfo").is_file():
+        found = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
+        cpu = found.group(1).strip() if found else cpu
+    if Path("/proc/meminfo").is_file():
+        found = re.search(r"^MemTotal:\s*(\d+) kB", Path("/proc/meminfo").read_text(), re.M)
+        memory = f"{int(found.group(1)) / 1024 / 1024:.1f} GiB" if found else memory
+    facts = {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "memory": memory,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+    }
+    for package in PACKAGES:
+        try:
+            facts[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return facts
+
+
+def parse(text: str) -> Results:
+    """Read a ``make bench`` output."""
+    facts: dict[str, str] = {}
+    outputs: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if section := SECTION.match(line):
+            current = outputs.setdefault(Path(section.group("script")).name, [])
+        elif current is not None:
+            current.append(line)
+        elif found := ENVIRONMENT.match(line):
+            facts[found.group("key")] = found.group("value").strip()
+    trim: list[TrimTable] = []
+    for line in outputs.get("bench_trim.py", []):
+        if table := TABLE.match(line):
+            trim.append(TrimTable(table.group("mode") or ""))
+        elif (row := ROW.match(line)) and trim:
+            size, ours, theirs = row.group("size", "ours", "theirs")
+            trim[-1].rows.append((int(size), float(ours), float(theirs)))
+    return Results(
+        facts,
+        {name: "\n".join(lines).strip("\n") for name, lines in outputs.items()},
+        [table for table in trim if table.rows],
+    )
+
+
+def _number(value: float, language: str, digits: int = 2) -> str:
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=languages.babel_locale(language))
+
+
+def _series(results: Results) -> list[tuple[str, list[tuple[int, float]]]]:
+    series: list[tuple[str, list[tuple[int, float]]]] = []
+    for table in results.trim:
+        suffix = f" ({table.mode})" if table.mode else ""
+        series.append((f"contextwise{suffix}", [(s, ours) for s, ours, _ in table.rows]))
+        series.append((f"LangChain{suffix}", [(s, theirs) for s, _, theirs in table.rows]))
+    return series
+
+
+def chart(results: Results, language: str) -> str:
+    """The trim chart: median time against history size, log-log, one line per series."""
+    text = site_labels.translator(language)
+    series = _series(results)
+    points = [point for _, line in series for point in line]
+    left, top, width, height = 70, 40, 520, 300
+    x_low, x_high = (math.log10(v) for v in (min(p[0] for p in points), max(p[0] for p in points)))
+    y_low = math.floor(math.log10(min(p[1] for p in points)))
+    y_high = math.ceil(math.log10(max(p[1] for p in points)))
+    x_high = x_high if x_high > x_low else x_low + 1
+    y_high = y_high if y_high > y_low else y_low + 1
+
+    def at(size: int, ms: float) -> tuple[float, float]:
+        x = left + (math.log10(size) - x_low) / (x_high - x_low) * width
+        y = top + height - (math.log10(ms) - y_low) / (y_high - y_low) * height
+        return x, y
+
+    body = [
+        f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none" '
+        'stroke="#9e9e9e"/>'
+    ]
+    for power in range(y_low, y_high + 1):
+        y = top + height - (power - y_low) / (y_high - y_low) * height
+        body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + width}" y2="{y:.1f}" '
+                    'stroke="#eeeeee"/>')
+        label = _number(10.0**power, language, max(0, -power))
+        body.append(f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="12" text-anchor="end">'
+                    f"{escape(label)}</text>")
+    for size in sorted({p[0] for p in points}):
+        x, _ = at(size, 10.0**y_low)
+        body.append(f'<text x="{x:.1f}" y="{top + height + 18}" font-size="12" '
+                    f'text-anchor="middle">{escape(_number(size, language, 0))}</text>')
+    body.append(f'<text x="{left + width / 2}" y="{top + height + 40}" font-size="13" '
+                f'text-anchor="middle">{escape(text("perf:x-axis"))}</text>')
+    y_axis = escape(text("perf:y-axis"))
+    body.append(f'<text x="{left}" y="{top - 12}" font-size="13">{y_axis}</text>')
+    for index, (name, line) in enumerate(series):
+        colour = COLOURS[index % len(COLOURS)]
+        dash = ' stroke-dasharray="6 4"' if name.startswith("LangChain") else ""
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in (at(s, ms) for s, ms in line))
+        body.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                    f'stroke-width="2"{dash}/>')
+        for x, y in (at(s, ms) for s, ms in line):
+            body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>')
+        legend_y = top + 16 + index * 20
+        body.append(f'<line x1="{left + width + 20}" y1="{legend_y - 4}" '
+                    f'x2="{left + width + 44}" y2="{legend_y - 4}" stroke="{colour}" '
+                    f'stroke-width="2"{dash}/>')
+        body.append(f'<text x="{left + width + 50}" y="{legend_y}" font-size="12">'
+                    f"{escape(name)}</text>")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="820" height="{top + height + 56}" '
+        f'viewBox="0 0 820 {top + height + 56}" font-family="{FONT}" role="img" fill="#1f2937">\n'
+        f"<title>{escape(text('perf:chart-alt'))}</title>\n"
+        f'<rect width="820" height="{top + height + 56}" fill="#ffffff"/>\n'
+        + "\n".join(body)
+        + "\n</svg>\n"
+    )
+
+
+def page(results: Results, language: str) -> str:
+    """The Performance page in ``language``."""
+    text = site_labels.translator(language)
+    lines = [
+        f"# {text('perf:title')}",
+        "",
+        f"> {text('perf:notice')}",
+        "",
+        text("perf:intro"),
+        "",
+        f"## {text('perf:machine')} {{#machine}}",
+        "",
+        f"| {text('perf:what')} | {text('perf:value')} |",
+        "|---|---|",
+        *(
+            f"| {text('perf:fact:' + key) if 'perf:fact:' + key in site_labels.LABELS else key} "
+            f"| `{value}` |"
+            for key, value in results.environment.items()
+        ),
+        "",
+        f"## {text('perf:trim')} {{#trim}}",
+        "",
+    ]
+    if results.trim:
+        picture = f"![{text('perf:chart-alt')}](assets/trim-time.svg)"
+        lines += [text("perf:trim-text"), "", picture, ""]
+        for table in results.trim:
+            if table.mode:
+                lines += [f"**{table.mode}**", ""]
+            lines += [
+                f"| {text('perf:size')} | {text('perf:ms').format(name='contextwise')} | "
+                f"{text('perf:ms').format(name='LangChain')} | {text('perf:ratio')} |",
+                "|---|---|---|---|",
+                *(
+                    f"| {_number(size, language, 0)} | {_number(ours, language)} | "
+                    f"{_number(theirs, language)} | {_number(theirs / ours, language, 1)} |"
+                    for size, ours, theirs in table.rows
+                ),
+                "",
+            ]
+    else:
+        lines += [text("perf:absent"), ""]
+    lines += [f"## {text('perf:outputs')} {{#outputs}}", ""]
+    for script, output in results.outputs.items():
+        key = f"perf:bench:{script}"
+        title = text(key) if key in site_labels.LABELS else script
+        anchor = script.removesuffix(".py").replace("_", "-")
+        lines += [f"### {title} {{#{anchor}}}", "", f"`benchmarks/{script}`", "", "```text",
+                  output, "```", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def generate(results: Results) -> dict[Path, str]:
+    """Every file of the Performance page, in every language: path -> text."""
+    files: dict[Path, str] = {}
+    for language in languages.codes():
+        folder = ROOT / "docs" / language
+        files[folder / "performance.md"] = page(results, language)
+        if results.trim:
+            files[folder / "assets" / "trim-time.svg"] = chart(results, language)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; see the module docstring."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["environment"]:
+        for key, value in environment().items():
+            print(f"{key}: {value}")
+        return 0
+    if args[:1] != ["render"]:
+        print(__doc__, file=sys.stderr)
+        return 2
+    check = "--check" in args
+    paths = [Path(arg) for arg in args[1:] if arg != "--check"]
+    results = parse((paths[0] if paths else RESULTS).read_text(encoding="utf-8"))
+    stale = []
+    for path, content in generate(results).items():
+        if path.is_file() and path.read_text(encoding="utf-8") == content:
+            continue
+        stale.append(path)
+        if not check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+            print(f"written: {path.relative_to(ROOT)}")
+    for path in stale if check else []:
+        print(f"stale: {path.relative_to(ROOT)} (run make perf-page, or perf_page.py render)")
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

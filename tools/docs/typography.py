@@ -1,0 +1,113 @@
+"""French typography, checked and fixed in prose (never inside code).
+
+French puts a no-break space (U+00A0) before ``:`` ``;`` ``?`` ``!`` and ``»`` and after ``«``, so
+that a line never starts with the punctuation, and writes decimals with a comma (``0,85``). Code is
+left alone: fenced blocks, inline code (single or double backticks), HTML tags, link targets, URLs
+and heading ids. A version number after a name (``Python 3.11``) and a literal quoted in « » are
+not decimals of the text.
+
+    python -m tools.docs.typography check FILE...   # list the faults; exit 1 if any
+    python -m tools.docs.typography fix FILE...     # put the no-break spaces in
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+NBSP = "\u00a0"
+CODE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$"  # fenced block
+    r"|:\w+:`[^`\n]+`|``.+?``|`[^`\n]+`"  # cross-reference roles, inline code
+    r"|<[^>\n]+>|\]\([^)\s]*\)|https?://\S+|\{#[^}\n]*\}",  # tags, link targets, URLs, ids
+    re.M | re.S,
+)
+SPACE_BEFORE = re.compile(r" (?=[:;?!»])")
+SPACE_AFTER = re.compile(r"(?<=«) ")
+DECIMAL = re.compile(r"(?<![\w.,])(?P<number>-?\d+\.\d+)(?![\w.])")
+VERSION_BEFORE = re.compile(r"[A-Z][\w.+-]*\s$")
+
+
+def _prose(text: str) -> Iterator[tuple[int, str]]:
+    """The (offset, text) pieces of ``text`` that are prose, in order."""
+    start = 0
+    for code in CODE.finditer(text):
+        yield start, text[start : code.start()]
+        start = code.end()
+    yield start, text[start:]
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _quoted(piece: str, position: int) -> bool:
+    return piece.rfind("«", 0, position) > piece.rfind("»", 0, position)
+
+
+def french_faults(text: str) -> list[tuple[int, str]]:
+    """The (line, fault) pairs of a French text: plain spaces where French wants no-break ones,
+    and decimal points."""
+    faults: list[tuple[int, str]] = []
+    for offset, piece in _prose(text):
+        for found in (*SPACE_BEFORE.finditer(piece), *SPACE_AFTER.finditer(piece)):
+            context = piece[max(0, found.start() - 20) : found.end() + 2].replace("\n", " ")
+            faults.append((_line(text, offset + found.start()), f"plain space in {context!r}"))
+        for found in DECIMAL.finditer(piece):
+            before = piece[max(0, found.start() - 30) : found.start()]
+            if VERSION_BEFORE.search(before) or _quoted(piece, found.start()):
+                continue
+            number = found.group("number")
+            faults.append(
+                (_line(text, offset + found.start()), f"decimal point in {number}, write a comma")
+            )
+    return sorted(faults)
+
+
+def fix_french_spaces(text: str) -> str:
+    """The text with no-break spaces before ``: ; ? ! »`` and after ``«`` in its prose."""
+    pieces: list[str] = []
+    start = 0
+    for code in CODE.finditer(text):
+        pieces.append(_fix(text[start : code.start()]))
+        pieces.append(code.group(0))
+        start = code.end()
+    pieces.append(_fix(text[start:]))
+    return "".join(pieces)
+
+
+def _fix(prose: str) -> str:
+    return SPACE_AFTER.sub(NBSP, SPACE_BEFORE.sub(NBSP, prose))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; see the module docstring."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2 or args[0] not in ("check", "fix"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    command: Callable[[Path], bool] = _fix_file if args[0] == "fix" else _check_file
+    results = [command(Path(name)) for name in args[1:]]
+    return 0 if all(results) else 1
+
+
+def _check_file(path: Path) -> bool:
+    faults = french_faults(path.read_text(encoding="utf-8"))
+    for line, fault in faults:
+        print(f"{path}:{line}: {fault}")
+    return not faults
+
+
+def _fix_file(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    fixed = fix_french_spaces(text)
+    if fixed != text:
+        path.write_text(fixed, encoding="utf-8")
+        print(f"fixed {path}")
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())
