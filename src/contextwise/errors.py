@@ -726,6 +726,35 @@ class DecisionTimeoutError(ContextwiseError, TimeoutError):
             )
 
 
+class MissingDependencyError(ContextwiseError, ImportError):
+    """An optional dependency is not installed: an integration was imported without its framework.
+
+    Each module of ``contextwise.integrations`` imports its framework when it is imported itself,
+    and raises this error, an :class:`ImportError`, when the framework is missing. The message
+    names the extra that installs it.
+
+    Examples:
+        >>> from contextwise import MissingDependencyError
+        >>> err = MissingDependencyError(
+        ...     "missing_extra",
+        ...     module="contextwise.integrations.langchain",
+        ...     package="langchain",
+        ...     extra="langchain",
+        ... )
+        >>> err.code, isinstance(err, ImportError)
+        ('missing_extra', True)
+        >>> str(err).endswith("pip install 'contextwise[langchain]'")
+        True
+    """
+
+    messages: ClassVar[Mapping[str, Message]] = {
+        "missing_extra": N_(
+            "{module} needs {package}, which is not installed; install it with: pip install "
+            "'contextwise[{extra}]'"
+        ),
+    }
+
+
 class ProviderUnavailableError(ContextwiseError):
     """A decision provider is unavailable: a 5xx status, an overloaded service, a lost connection.
 

@@ -33,6 +33,9 @@ GUIDES = (
     "context-policies",
     "model-routing",
     "harness-step",
+    "langchain",
+    "pydantic-ai",
+    "openai-agents",
     "errors-and-languages",
 )
 LAST_IN_REFERENCE = ("translation-status",)

@@ -339,7 +339,9 @@ def _core(
     if not report.target_met:
         _warn_shortfall(report, limits)
     if removed_by is not None:
-        removed_by.update(runner.removed_by)
+        # Built only when asked: a trim of a long history removes many messages.
+        for step_id, removed in runner.removals:
+            removed_by.update(dict.fromkeys(map(id, removed), step_id))
     if policy.mode == "reduce":
         return ContextResult(
             fragments=tuple(runner.states[fragment.id].fragment for fragment in fragments),

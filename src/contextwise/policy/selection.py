@@ -111,8 +111,8 @@ class Runner:
         self.changes: list[ContextChange] = []
         self.decisions: list[ContextDecision] = []
         self.removed: dict[str, list[RemovedItem]] = {key: [] for key in states}
-        # The id of the step that removed each item, by the item's identity (read by sessions).
-        self.removed_by: dict[int, str] = {}
+        # What each step removed, in commit order (sessions read who removed each item).
+        self.removals: list[tuple[str, Sequence[RemovedItem]]] = []
         self._cache: dict[str, tuple[int, Candidate]] = {}
         # For each fragment with edited messages: its input message count, and the edits made.
         self._edits: dict[str, tuple[int, list[tuple[Splice | Remap, Sequence[RemovedItem]]]]] = {}
@@ -159,7 +159,7 @@ class Runner:
             removed = self.removed[fragment_id]
             earlier = bool(removed)
             removed.extend(candidate.removed)
-            self.removed_by.update(dict.fromkeys(map(id, candidate.removed), candidate.step.id))
+            self.removals.append((candidate.step.id, candidate.removed))
             if candidate.edit is not None:
                 count, edits = self._edits[fragment_id]
                 edits.append((candidate.edit, candidate.removed))

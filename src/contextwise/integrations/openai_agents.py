@@ -1,0 +1,157 @@
+"""OpenAI Agents SDK: a session that hands the runner the policy's context and stores everything.
+
+Install with ``pip install 'contextwise[openai-agents]'``. Importing this module imports the Agents
+SDK; it raises :class:`~contextwise.MissingDependencyError` when the SDK is not installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from contextwise import (
+    AppMutation,
+    Compressor,
+    ContextPolicy,
+    DecisionProvider,
+    MissingDependencyError,
+)
+from contextwise.integrations._conversation import ConversationPolicy, ResultCallback
+
+try:
+    from agents.memory import Session
+except ImportError as error:
+    raise MissingDependencyError(
+        "missing_extra", module=__name__, package="openai-agents", extra="openai-agents"
+    ) from error
+
+if TYPE_CHECKING:
+    from agents.items import TResponseInputItem
+    from agents.memory import SessionSettings
+
+__all__ = ["PolicySession"]
+
+
+class PolicySession:
+    """An Agents SDK session that wraps another one and gives the runner the policy's context.
+
+    It implements the SDK's ``Session`` protocol, so ``Runner.run(agent, prompt,
+    session=PolicySession(...))`` takes it like any session.
+
+    The wrapped session (an ``SQLiteSession``, for example) stores every item: ``add_items``,
+    ``pop_item`` and ``clear_session`` go to it unchanged. ``get_items()`` reads all its items and
+    returns the ones the policy keeps, as the fragment ``fragment_id``: Responses items, with each
+    ``reasoning`` item kept with the item that follows it and each ``function_call`` with its
+    output. The instructions are not session items, so the policy never sees them. A compressor
+    that fails leaves the history as it was, and the report says so.
+
+    The runner reads the session once when a run starts; the items of the run itself (its tool
+    calls and their outputs) are added to what it read, so the policy bounds the history that
+    each run starts from. ``get_items(limit=n)`` returns the wrapped session's latest ``n`` items
+    unchanged: the runner asks for them to check what it has saved.
+
+    Args:
+        session: The session that stores the items.
+        policy: The policy, or a mapping in the shape of a policy file; its steps work on the
+            fragment ``fragment_id``.
+        fragment_id: The id of the fragment that holds the conversation.
+        counter: A token counter, tokenizer or counting function, for token limits.
+        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
+        compressors: The compressors by name; they receive Responses items and return an item
+            (or text, made into an item).
+        apps: The app mutations by name.
+        decision_provider: The decision provider of a ``model`` selection.
+        step_timeout: The default maximum number of seconds that a compressor or app may take.
+        on_result: A function, sync or async, called with each
+            :class:`~contextwise.ContextResult`.
+
+    Raises:
+        PolicyConfigurationError: When the policy is invalid, or does not match the compressors,
+            apps, counter or ``fragment_id``.
+
+    Examples:
+        >>> import asyncio
+        >>> from agents import SQLiteSession
+        >>> from contextwise.integrations.openai_agents import PolicySession
+        >>> session = PolicySession(SQLiteSession("demo"), {
+        ...     "mode": "reduce", "trigger_chars": 30, "target_input_chars": 20,
+        ...     "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}]})
+        >>> async def demo():
+        ...     for n in range(3):
+        ...         await session.add_items([
+        ...             {"role": "user", "content": f"Question {n}?"},
+        ...             {"role": "assistant", "content": f"Answer {n}."}])
+        ...     return await session.get_items(), await session.session.get_items()
+        >>> context, stored = asyncio.run(demo())
+        >>> [item["content"] for item in context], len(stored)
+        (['Question 2?', 'Answer 2.'], 6)
+    """
+
+    session_id: str
+    """The wrapped session's id."""
+
+    session_settings: SessionSettings | None
+    """The wrapped session's settings."""
+
+    def __init__(
+        self,
+        session: Session,
+        policy: ContextPolicy | Mapping[str, Any],
+        *,
+        fragment_id: str = "history",
+        counter: object | None = None,
+        budget: object | None = None,
+        compressors: Mapping[str, Compressor] | None = None,
+        apps: Mapping[str, AppMutation] | None = None,
+        decision_provider: DecisionProvider | None = None,
+        step_timeout: float | None = None,
+        on_result: ResultCallback | None = None,
+    ) -> None:
+        self.session = session
+        self.session_id = session.session_id
+        self.session_settings = getattr(session, "session_settings", None)
+        self.conversation = ConversationPolicy(
+            policy,
+            fragment_id=fragment_id,
+            counter=counter,
+            budget=budget,
+            compressors=compressors,
+            apps=apps,
+            decision_provider=decision_provider,
+            step_timeout=step_timeout,
+            on_result=on_result,
+        )
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """Return the policy's context, or the latest stored items when a limit is given.
+
+        Args:
+            limit: When given, the number of latest items to return from the wrapped session,
+                unchanged.
+
+        Returns:
+            The items that the policy keeps, oldest first.
+        """
+        if limit is not None:
+            return await self.session.get_items(limit)
+        return await self.conversation.afit(await self.session.get_items())
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        """Add items to the wrapped session.
+
+        Args:
+            items: The items to store.
+        """
+        await self.session.add_items(items)
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        """Remove and return the wrapped session's latest item.
+
+        Returns:
+            The item, or ``None`` when the session is empty.
+        """
+        return await self.session.pop_item()
+
+    async def clear_session(self) -> None:
+        """Remove every item from the wrapped session."""
+        await self.session.clear_session()

@@ -1,0 +1,199 @@
+"""pydantic-ai 2.x: a capability that fits each model request and keeps the run's history whole.
+
+Install with ``pip install 'contextwise[pydantic-ai]'``. Importing this module imports pydantic-ai;
+it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not installed.
+"""
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from contextwise import (
+    AppMutation,
+    Compressor,
+    ContextPolicy,
+    DecisionProvider,
+    MissingDependencyError,
+)
+from contextwise.integrations._conversation import ConversationPolicy, ResultCallback
+
+try:
+    from pydantic_ai import RunContext
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.models import ModelRequestContext
+except ImportError as error:
+    raise MissingDependencyError(
+        "missing_extra", module=__name__, package="pydantic-ai", extra="pydantic-ai"
+    ) from error
+
+__all__ = ["ContextPolicyCapability", "history_processor"]
+
+HistoryFunction = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
+"""The function that :func:`history_processor` returns, the shape pydantic-ai's
+``ProcessHistory`` takes."""
+
+
+@dataclass(init=False)
+class ContextPolicyCapability(AbstractCapability[Any]):
+    """A pydantic-ai capability that sends the model the policy's context.
+
+    Before each model request (once per step, before any retry or fallback), the messages of the
+    request go through the policy as the fragment ``fragment_id``, and the request carries the
+    messages that the policy keeps. The run's history is not touched: ``result.all_messages()``
+    keeps every message, and the next request starts again from all of them. pydantic-ai's own
+    ``ProcessHistory`` replaces the history with what it returns; this capability does not.
+
+    A request that carries the system prompt is pinned by the policy, and the instructions travel
+    outside the messages, so neither is ever removed. A compressor that fails leaves the request
+    as it was, and the report says so. Compressors receive and return pydantic-ai messages (or
+    text, made into a message).
+
+    Args:
+        policy: The policy, or a mapping in the shape of a policy file; its steps work on the
+            fragment ``fragment_id``.
+        fragment_id: The id of the fragment that holds the conversation.
+        counter: A token counter, tokenizer or counting function, for token limits.
+        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
+        compressors: The compressors by name.
+        apps: The app mutations by name.
+        decision_provider: The decision provider of a ``model`` selection.
+        step_timeout: The default maximum number of seconds that a compressor or app may take.
+        on_result: A function, sync or async, called with each
+            :class:`~contextwise.ContextResult`.
+
+    Raises:
+        PolicyConfigurationError: When the policy is invalid, or does not match the compressors,
+            apps, counter or ``fragment_id``.
+
+    Examples:
+        >>> from pydantic_ai import Agent
+        >>> from pydantic_ai.models.test import TestModel
+        >>> from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+        >>> capability = ContextPolicyCapability({
+        ...     "mode": "reduce", "trigger_chars": 4000, "target_input_chars": 3000,
+        ...     "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history",
+        ...                "target_chars": 3000}]})
+        >>> agent = Agent(TestModel(), capabilities=[capability])
+        >>> agent.run_sync("Hello").output
+        'success (no tool calls)'
+    """
+
+    conversation: ConversationPolicy
+    """The policy and its options."""
+
+    def __init__(
+        self,
+        policy: ContextPolicy | Mapping[str, Any],
+        *,
+        fragment_id: str = "history",
+        counter: object | None = None,
+        budget: object | None = None,
+        compressors: Mapping[str, Compressor] | None = None,
+        apps: Mapping[str, AppMutation] | None = None,
+        decision_provider: DecisionProvider | None = None,
+        step_timeout: float | None = None,
+        on_result: ResultCallback | None = None,
+    ) -> None:
+        self.conversation = ConversationPolicy(
+            policy,
+            fragment_id=fragment_id,
+            counter=counter,
+            budget=budget,
+            compressors=compressors,
+            apps=apps,
+            decision_provider=decision_provider,
+            step_timeout=step_timeout,
+            on_result=on_result,
+        )
+
+    async def before_model_request(
+        self,
+        ctx: RunContext[Any],
+        request_context: ModelRequestContext,
+    ) -> ModelRequestContext:
+        """Give the request the policy's context; the run's history keeps every message.
+
+        Args:
+            ctx: The run context; its messages are left as they are.
+            request_context: The request about to be sent.
+
+        Returns:
+            The request, with the messages that the policy keeps.
+        """
+        messages = await self.conversation.afit(request_context.messages)
+        return replace(request_context, messages=messages)
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """Tell pydantic-ai that agent specs cannot name this capability (it takes callables).
+
+        Returns:
+            ``None``.
+        """
+        return None
+
+
+def history_processor(
+    policy: ContextPolicy | Mapping[str, Any],
+    *,
+    fragment_id: str = "history",
+    counter: object | None = None,
+    budget: object | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    decision_provider: DecisionProvider | None = None,
+    step_timeout: float | None = None,
+    on_result: ResultCallback | None = None,
+) -> HistoryFunction:
+    """Return the policy as a plain history processor, for pydantic-ai's ``ProcessHistory``.
+
+    ``ProcessHistory`` writes what the processor returns back into the run's history, so the
+    messages that the policy removes leave the history too; ``on_result`` receives them in
+    ``removed``. Use :class:`ContextPolicyCapability` to keep the history whole.
+
+    Args:
+        policy: The policy, or a mapping in the shape of a policy file.
+        fragment_id: The id of the fragment that holds the conversation.
+        counter: A token counter, tokenizer or counting function, for token limits.
+        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
+        compressors: The compressors by name.
+        apps: The app mutations by name.
+        decision_provider: The decision provider of a ``model`` selection.
+        step_timeout: The default maximum number of seconds that a compressor or app may take.
+        on_result: A function, sync or async, called with each
+            :class:`~contextwise.ContextResult`.
+
+    Returns:
+        An async function from the messages to the messages that the policy keeps.
+
+    Raises:
+        PolicyConfigurationError: When the policy is invalid, or does not match the compressors,
+            apps, counter or ``fragment_id``.
+
+    Examples:
+        >>> from pydantic_ai import Agent
+        >>> from pydantic_ai.capabilities import ProcessHistory
+        >>> from pydantic_ai.models.test import TestModel
+        >>> from contextwise.integrations.pydantic_ai import history_processor
+        >>> process = history_processor({"mode": "audit", "trigger_chars": 4000})
+        >>> agent = Agent(TestModel(), capabilities=[ProcessHistory(process)])
+        >>> agent.run_sync("Hello").output
+        'success (no tool calls)'
+    """
+    conversation = ConversationPolicy(
+        policy,
+        fragment_id=fragment_id,
+        counter=counter,
+        budget=budget,
+        compressors=compressors,
+        apps=apps,
+        decision_provider=decision_provider,
+        step_timeout=step_timeout,
+        on_result=on_result,
+    )
+
+    async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
+        return await conversation.afit(messages)
+
+    return process
