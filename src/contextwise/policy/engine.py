@@ -7,6 +7,7 @@ and the sync driver runs them to completion, so the logic exists once.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from contextwise.policy.model import (
     SequenceSelection,
     coerce_policy,
 )
-from contextwise.policy.report import ContextProcessingReport, TokenReport
+from contextwise.policy.report import ContextProcessingReport, TokenReport, shortfalls
 from contextwise.policy.selection import (
     Limits,
     Runner,
@@ -45,6 +46,13 @@ returns the summary, as a message or a string."""
 AppMutation: TypeAlias = Callable[[Fragment], Any]
 """An app mutation: a sync or async function that takes a copy of a fragment and returns the
 changed fragment, or just its new messages or text."""
+
+LOGGER_NAME = "contextwise.policy"
+"""The logger that warns when a policy stops above its targets."""
+
+logger = logging.getLogger(LOGGER_NAME)
+# Records go nowhere until the application configures logging, as for every library.
+logger.addHandler(logging.NullHandler())
 
 
 def process_context(
@@ -375,19 +383,20 @@ def _core(
     skipped = tuple(step.id for step in policy.steps if step.fragment_id not in present)
     if acted:
         yield from _select(runner, policy, decision_provider, set(skipped))
-    report = ContextProcessingReport(
-        mode=policy.mode,
+    report = _report(
+        policy,
+        runner,
+        limits,
+        before_chars,
+        before_tokens,
+        acted=acted,
         estimated_parts=sum(
             state.profile.estimated_parts for state in states.values() if state.profile
         ),
-        selection=policy.selection.mode if acted else None,
-        decisions=tuple(runner.decisions),
-        before_chars=before_chars,
-        after_chars=runner.chars,
-        tokens=_token_report(measure, before_tokens, runner.tokens, limits),
-        changes=tuple(runner.changes),
         skipped_steps=skipped,
     )
+    if not report.target_met:
+        _warn_shortfall(report, limits)
     if removed_by is not None:
         # Built only when asked: a trim of a long history removes many messages.
         for step_id, removed in runner.removals:
@@ -402,6 +411,63 @@ def _core(
         fragments=tuple(fragments),
         report=report,
         removed={fragment.id: [] for fragment in fragments},
+    )
+
+
+def _report(
+    policy: ContextPolicy,
+    runner: Runner,
+    limits: Limits,
+    before_chars: int,
+    before_tokens: int | None,
+    *,
+    acted: bool,
+    estimated_parts: int,
+    skipped_steps: tuple[str, ...],
+) -> ContextProcessingReport:
+    """The report of a run, with whether the targets were met when the policy acted."""
+    short_chars, short_tokens = (
+        shortfalls(limits.target_chars, limits.target_tokens, runner.chars, runner.tokens)
+        if acted
+        else (0, 0)
+    )
+    return ContextProcessingReport(
+        mode=policy.mode,
+        estimated_parts=estimated_parts,
+        selection=policy.selection.mode if acted else None,
+        decisions=tuple(runner.decisions),
+        before_chars=before_chars,
+        after_chars=runner.chars,
+        tokens=_token_report(runner.context.measure, before_tokens, runner.tokens, limits),
+        changes=tuple(runner.changes),
+        skipped_steps=skipped_steps,
+        target_met=not (short_chars or short_tokens),
+        shortfall_chars=short_chars,
+        shortfall_tokens=short_tokens,
+    )
+
+
+def _warn_shortfall(report: ContextProcessingReport, limits: Limits) -> None:
+    # The log is in English for operators, like the routing records; the report holds the numbers.
+    missed = []
+    if report.shortfall_chars:
+        missed.append(
+            f"{report.after_chars} characters for a target of {limits.target_chars} "
+            f"({report.shortfall_chars} over)"
+        )
+    if report.shortfall_tokens and report.tokens is not None:
+        missed.append(
+            f"{report.tokens.after} tokens for a target of {limits.target_tokens} "
+            f"({report.shortfall_tokens} over)"
+        )
+    logger.warning(
+        "context policy (%s) stopped above its target: %s",
+        report.mode,
+        "; ".join(missed),
+        extra={
+            "shortfall_chars": report.shortfall_chars,
+            "shortfall_tokens": report.shortfall_tokens,
+        },
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, TypeVar
 
+from contextwise._align import align
 from contextwise._effects import Effects, Invoke, Reply
 from contextwise._layout import (
     Profile,
@@ -696,7 +697,11 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
         return _step_failed(step, state, "app_broke_tool_pairing", **_params(step))
     chars = sum(new_profile.sizes)
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
-    removed_indices, source = _match(old_messages, new_messages)
+    # An exact ledger: the messages removed are those outside a longest common subsequence of the
+    # old and new lists (moved messages paired), so a rewrite in the middle removes that message
+    # only.
+    alignment = align(old_messages, new_messages)
+    removed_indices, source = alignment.removed, alignment.source
     # The app worked on copies: a message it kept unchanged is the caller's own object again.
     new_messages = tuple(
         message if index is None else old_messages[index]
@@ -744,26 +749,6 @@ def _common_ends(before: str, after: str) -> tuple[int, int]:
     while suffix < limit - prefix and before[-1 - suffix] == after[-1 - suffix]:
         suffix += 1
     return prefix, suffix
-
-
-def _match(
-    before: Sequence[ChatMessage], after: Sequence[ChatMessage]
-) -> tuple[list[int], list[int | None]]:
-    """Match ``before`` in order against equal messages of ``after``.
-
-    Returns the indices of ``before`` left unmatched, and for each message of ``after`` the index
-    of its match in ``before`` (``None`` when it has none).
-    """
-    removed: list[int] = []
-    source: list[int | None] = [None] * len(after)
-    position = 0
-    for index, message in enumerate(before):
-        if position < len(after) and after[position] == message:
-            source[position] = index
-            position += 1
-        else:
-            removed.append(index)
-    return removed, source
 
 
 def _breaks_pairing(before: Sequence[ChatMessage], after: Sequence[ChatMessage]) -> bool:
