@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from conftest import ROOT
-from tools.docs.perf_page import chart, environment, main, page, parse
+from tools.docs.perf_page import chart, environment, main, page, parse, session_chart
 
 OLD_TRIM = """\
    1000 messages: both keep the same 500 messages
@@ -90,3 +90,44 @@ def test_an_output_without_trim_table_gives_a_page_without_chart() -> None:
 def test_the_environment_names_the_machine_and_the_versions() -> None:
     facts = environment()
     assert {"cpu", "cores", "python", "contextwise", "pydantic"} <= set(facts)
+
+
+SESSION_TABLES = """\
+400 steps of 50 messages (20000 in all), target 20000 characters
+
+CPU time of the process:
+                             total s  vs LangChain  first tenth ms  last tenth ms  last/first
+LangChain trim_messages        2.610          1.0x           0.716          7.535      10.52x
+contextwise MemoryStore        0.114         22.9x           0.290          0.286       0.99x
+
+wall-clock time:
+                             total s  vs LangChain  first tenth ms  last tenth ms  last/first
+LangChain trim_messages        5.453          1.0x           0.780          7.851      10.07x
+contextwise MemoryStore        0.115         47.4x           0.290          0.287       0.99x
+"""
+
+
+def test_the_session_loop_is_read_tabled_and_drawn() -> None:
+    output = _output(NEW_TRIM, session=False) + "== benchmarks/bench_session.py\n" + SESSION_TABLES
+    results = parse(output)
+    titles = [table.title for table in results.session]
+    assert titles == ["CPU time of the process", "wall-clock time"]
+    assert results.session[0].rows == [
+        ("LangChain trim_messages", 2.61, 1.0, 0.716, 7.535),
+        ("contextwise MemoryStore", 0.114, 22.9, 0.29, 0.286),
+    ]
+    text = page(results, "fr")
+    assert "](assets/session-loop.svg)" in text
+    assert "| contextwise MemoryStore | 0,114 | 22,9 | 0,290 | 0,286 |" in text
+    assert "**Temps processeur du processus**" in text
+    svg = session_chart(results.session[0], "zh")
+    root = ElementTree.fromstring(svg)
+    bars = root.findall("{http://www.w3.org/2000/svg}rect")[1:-2]  # no backdrop, no legend keys
+    widths = [float(bar.get("width", 0)) for bar in bars]
+    assert widths[1] == max(widths) and widths[1] / widths[0] == pytest.approx(7.535 / 0.716, 0.01)
+    assert "每步毫秒数" in "".join(root.itertext())
+
+
+def test_an_output_without_session_tables_has_no_session_section() -> None:
+    text = page(parse(_output(NEW_TRIM)), "en")
+    assert "session-loop.svg" not in text and SESSION in text

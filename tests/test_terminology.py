@@ -52,6 +52,11 @@ def _texts(language: str) -> list[tuple[str, str]]:
         for page in sorted((ROOT / "docs" / language).rglob("*.md"))
         if page.name != "glossary.md"
     ]
+    # the site's description and navigation in this language (mkdocs.yml)
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    block = re.search(rf"- locale: {language}\n(.*?)(?=\n\s*- locale:|\n\S|\Z)", config, re.S)
+    if block:
+        texts.append((f"mkdocs.yml ({language})", block.group(1)))
     for catalog_path in sorted((ROOT / "locales" / language / "LC_MESSAGES").glob("*.po")):
         with catalog_path.open("rb") as handle:
             catalog = read_po(handle)

@@ -107,3 +107,16 @@ def test_every_guide_links_into_the_reference(locale: str) -> None:
         # by identifier ([`ContextBudget`][contextwise.ContextBudget]): mkdocs-autorefs resolves it
         # to the reference page of the guide's own language
         assert "][contextwise." in text, f"{locale}/guides/{guide.name}: no reference link"
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("locale", LOCALES)
+def test_babel_finds_no_format_error_in_the_catalogs(domain: str, locale: str) -> None:
+    """No false python-format flag: "2 % of the window" is prose, not a %-format."""
+    path = ROOT / "locales" / locale / "LC_MESSAGES" / f"{domain}.po"
+    errors = [
+        f"{message.context or message.id}: {found}"
+        for message, found in catalogs.read_catalog(path, locale).check()
+    ]
+    assert errors == []
+    assert "python-format" not in path.read_text(encoding="utf-8")

@@ -27,6 +27,11 @@ from contextwise._translation import (
 )
 
 _DETAIL = N_("Detail: {detail}")
+_MORE_PROBLEMS = NP_(
+    "There is {count} more problem in the same input.",
+    "There are {count} more problems in the same input.",
+    "count",
+)
 
 
 class ContextwiseError(Exception):
@@ -66,6 +71,8 @@ class ContextwiseError(Exception):
     detail: str | None
     """Free text from outside contextwise, shown untranslated after the message."""
 
+    _more: tuple[ContextwiseError, ...] = ()
+
     def __init__(
         self,
         code: str,
@@ -75,7 +82,7 @@ class ContextwiseError(Exception):
         detail: str | None = None,
         **params: Any,
     ) -> None:
-        if code not in self.messages:
+        if _find_message(type(self), code) is None:
             raise KeyError(f"{type(self).__name__} has no error code {code!r}")
         self.code = code
         self.params = params
@@ -97,18 +104,56 @@ class ContextwiseError(Exception):
             UnsupportedLocaleError: When the locale is not English, French or Chinese.
         """
         target = self.locale if locale is None else checked_locale(locale)
-        text = translate(self.messages[self.code], self.params, target)
+        message = _find_message(type(self), self.code)
+        assert message is not None
+        text = translate(message, self.params, target)
+        # Chinese puts no space after the full stop (。) that ends the message.
+        separator = "" if target == "zh" else " "
         if self.detail:
-            # Chinese puts no space after the full stop (。) that ends the message.
-            separator = "" if target == "zh" else " "
             text = f"{text}{separator}{translate(_DETAIL, {'detail': self.detail}, target)}"
+        if self._more:
+            more = translate(_MORE_PROBLEMS, {"count": len(self._more)}, target)
+            text = f"{text}{separator}{more}"
         return text
+
+    @property
+    def problems(self) -> tuple[ContextwiseError, ...]:
+        """Every problem found in the same input, this error first.
+
+        Validating a policy file, a model spec or a decision response reports every problem at
+        once: the error raised is the first one, and this tuple holds them all, each with its own
+        code, field path and message. For any other error it holds just the error itself.
+
+        Examples:
+            >>> from contextwise import ContextPolicy, PolicyConfigurationError
+            >>> try:
+            ...     ContextPolicy.model_validate({"mode": "reduce", "triggerChars": "2000",
+            ...                                   "colour": "blue"})
+            ... except PolicyConfigurationError as err:
+            ...     print([(problem.code, problem.params["field"]) for problem in err.problems])
+            [('wrong_type', 'triggerChars'), ('unknown_key', 'colour')]
+        """
+        return (self, *self._more)
 
     def __str__(self) -> str:
         return self.render()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (type(self), self.code, self.locale, self.detail, self.params))
+        args = (type(self), self.code, self.locale, self.detail, self.params)
+        if self._more:
+            return (_rebuild, args, {"_more": self._more})
+        return (_rebuild, args)
+
+
+def _find_message(cls: type[ContextwiseError], code: str) -> Message | None:
+    # A class raises its own codes and those of its bases: the field-validation codes of
+    # InvalidValueError serve every configuration error.
+    for klass in cls.__mro__:
+        messages = klass.__dict__.get("messages")
+        if messages is not None and code in messages:
+            found: Message = messages[code]
+            return found
+    return None
 
 
 def _rebuild(
@@ -125,6 +170,12 @@ def _rebuild(
 
 class InvalidValueError(ContextwiseError, ValueError):
     """A value is out of range or malformed: a negative size, a NaN, a duplicate id, a bad level.
+
+    It also holds the field-validation codes that every configuration error raises for a policy
+    file, a model spec, a question or a decision response: ``unknown_key``, ``duplicate_key``,
+    ``missing_key``, ``wrong_type``, ``out_of_range``, ``not_finite``, ``blank_value``,
+    ``too_few_items``, ``too_many_items``, ``invalid_choice``, ``invalid_json`` and
+    ``invalid_value``, each with the ``field`` path and the offending ``value``.
 
     Examples:
         >>> from contextwise import ContextBudget, InvalidValueError
@@ -193,6 +244,32 @@ class InvalidValueError(ContextwiseError, ValueError):
         "invalid_part_estimate": N_(
             "The part estimate's {field} must be a finite number of zero or more, got {value}."
         ),
+        # The field-validation codes: every error raised for a malformed policy file, model spec,
+        # question or decision response, whatever its class, uses one of these.
+        "unknown_key": N_("{field} is not a known key; the known keys here are {known}."),
+        "duplicate_key": N_(
+            "{field} is given twice, as '{name}' and as '{alias}'; keep one of the two spellings."
+        ),
+        "missing_key": N_("{field} is required but missing."),
+        "wrong_type": N_("{field} must be of type {expected}, got {value}."),
+        "out_of_range": N_("{field} must be {constraint}, got {value}."),
+        "not_finite": N_("{field} must be a finite number, got {value}."),
+        "blank_value": N_("{field} must be a non-blank string, got {value}."),
+        "too_few_items": NP_(
+            "{field} must hold at least {minimum} item, got {count}.",
+            "{field} must hold at least {minimum} items, got {count}.",
+            "minimum",
+        ),
+        "too_many_items": NP_(
+            "{field} must hold at most {maximum} item, got {count}.",
+            "{field} must hold at most {maximum} items, got {count}.",
+            "maximum",
+        ),
+        "invalid_choice": N_("{field} must be one of {expected}, got {value}."),
+        "invalid_json": N_(
+            "The text is not valid JSON: the error is at line {line}, column {column}."
+        ),
+        "invalid_value": N_("{field} has an invalid value: {value}."),
     }
 
 
@@ -255,11 +332,19 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "invalid_fragment_type": N_(
             "Fragment {index} must be a Fragment or a mapping, got a value of type {type_name}."
         ),
+        "messages_not_fragments": N_(
+            "fragments must be a list of fragments, but entry {index} is a chat message; put the "
+            "messages in a fragment: Fragment(\"history\", messages=[...])."
+        ),
         "fragment_messages_not_a_list": N_(
             "The messages of fragment '{fragment_id}' must be a list, got a value of type "
             "{type_name}."
         ),
         "invalid_budget": N_("budget must be a ContextBudget, got a value of type {type_name}."),
+        "not_a_history": N_(
+            "The history file '{path}' must hold a list of fragments, an object with a "
+            "'fragments' list, or a list of chat messages, got a value of type {type_name}."
+        ),
         "unsupported_message_object": N_(
             "The message at index {index} is a {type_name}; a session stores dicts that JSON can "
             "encode, LangChain messages and pydantic-ai messages."
@@ -493,6 +578,10 @@ class RoutingConfigurationError(InvalidValueError):
         "state_not_callable": N_(
             "{field} must be a function of the routing context, got a value of type {type_name}."
         ),
+        "fallback_on_not_callable": N_(
+            "{field} must be a function that takes an error and returns True when the fallback "
+            "should answer, got a value of type {type_name}."
+        ),
         "invalid_timeout": N_(
             "{field} must be a finite number of seconds greater than 0, got {value}."
         ),
@@ -725,9 +814,12 @@ class PolicyConfigurationError(InvalidValueError):
     :func:`~contextwise.policy.validate_context_policy` and
     :func:`~contextwise.policy.process_context` raise it: for a rule of the policy itself (unique
     step ids, a trigger above its target...), and for a compressor, app or fragment that a step
-    names but the application does not supply. Constructing a
-    :class:`~contextwise.policy.ContextPolicy` that breaks a rule raises a pydantic
-    ``ValidationError`` whose underlying error is this one.
+    names but the application does not supply. Reading or constructing a
+    :class:`~contextwise.policy.ContextPolicy` raises it too, for every problem of the file: an
+    unknown key (``unknown_key``), one key in both spellings (``duplicate_key``), a wrong type
+    (``wrong_type``), a value out of range (``out_of_range``), a missing key (``missing_key``),
+    invalid JSON or TOML (``invalid_json``, ``invalid_toml``)... with the ``field`` path and the
+    offending ``value``; its ``problems`` list them all.
 
     Examples:
         >>> from contextwise import ContextPolicy, PolicyConfigurationError, validate_context_policy
@@ -744,11 +836,6 @@ class PolicyConfigurationError(InvalidValueError):
     """
 
     messages: ClassVar[Mapping[str, Message]] = {
-        "invalid_policy": NP_(
-            "The context policy has {count} problem.",
-            "The context policy has {count} problems.",
-            "count",
-        ),
         "duplicate_step_id": N_("The step id '{step_id}' appears more than once in the policy."),
         "trigger_not_above_target": N_(
             "{trigger_name} ({trigger}) must be greater than {target_name} ({target})."
@@ -807,6 +894,7 @@ class PolicyConfigurationError(InvalidValueError):
             "The policy file '{path}' has the suffix '{suffix}'; use .json or .toml."
         ),
         "invalid_toml": N_("The policy text is not valid TOML."),
+        "unreadable_file": N_("The file '{path}' cannot be read."),
     }
 
 

@@ -10,7 +10,12 @@ from contextwise.i18n import format_value
 
 def placeholders(error: ContextwiseError) -> set[str]:
     """The parameters the error's English message shows (a plural's count may show in neither)."""
-    message = error.messages[error.code]
+    # A class raises its own codes and those of its bases (the field-validation codes).
+    message = next(
+        klass.__dict__["messages"][error.code]
+        for klass in type(error).__mro__
+        if error.code in klass.__dict__.get("messages", {})
+    )
     templates = (message.singular, message.plural or "")
     return {
         field for text in templates for _, field, _, _ in string.Formatter().parse(text) if field

@@ -44,6 +44,11 @@ TABLE = re.compile(r"^(?:(?P<mode>\w+): )?times in ms\b")
 ROW = re.compile(
     r"^\s*(?P<size>\d+)\s+[\d.]+ / (?P<ours>[\d.]+)\s+[\d.]+ / (?P<theirs>[\d.]+)\s+[\d.]+x"
 )
+SESSION_TABLE = re.compile(r"^(?P<title>[A-Za-z][\w -]*time[\w -]*):\s*$")
+SESSION_ROW = re.compile(
+    r"^(?P<name>\S.*?)\s{2,}(?P<total>[\d.]+)\s+(?P<ratio>[\d.]+)x\s+(?P<first>[\d.]+)\s+"
+    r"(?P<last>[\d.]+)\s+[\d.]+x\s*$"
+)
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
 COLOURS = ("#3f51b5", "#e65100", "#2e7d32", "#ad1457")
 
@@ -56,12 +61,22 @@ class TrimTable:
 
 
 @dataclass
+class SessionTable:
+    """A table of ``bench_session.py``: its title (which clock) and, per contender, the total
+    seconds, the ratio to LangChain and the milliseconds per step in the first and last tenth."""
+
+    title: str
+    rows: list[tuple[str, float, float, float, float]] = field(default_factory=list)
+
+
+@dataclass
 class Results:
     """A ``make bench`` output, read: the environment, each script's output, the trim tables."""
 
     environment: dict[str, str]
     outputs: dict[str, str]
     trim: list[TrimTable]
+    session: list[SessionTable] = field(default_factory=list)
 
 
 def environment() -> dict[str, str]:
@@ -109,10 +124,18 @@ def parse(text: str) -> Results:
         elif (row := ROW.match(line)) and trim:
             size, ours, theirs = row.group("size", "ours", "theirs")
             trim[-1].rows.append((int(size), float(ours), float(theirs)))
+    session: list[SessionTable] = []
+    for line in outputs.get("bench_session.py", []):
+        if table := SESSION_TABLE.match(line):
+            session.append(SessionTable(table.group("title")))
+        elif (row := SESSION_ROW.match(line)) and session:
+            name, total, ratio, first, last = row.group("name", "total", "ratio", "first", "last")
+            session[-1].rows.append((name, float(total), float(ratio), float(first), float(last)))
     return Results(
         facts,
         {name: "\n".join(lines).strip("\n") for name, lines in outputs.items()},
         [table for table in trim if table.rows],
+        [table for table in session if table.rows],
     )
 
 
@@ -167,7 +190,7 @@ def chart(results: Results, language: str) -> str:
     y_axis = escape(text("perf:y-axis"))
     body.append(f'<text x="{left}" y="{top - 12}" font-size="13">{y_axis}</text>')
     for index, (name, line) in enumerate(series):
-        colour = COLOURS[index % len(COLOURS)]
+        colour = COLOURS[index // 2 % len(COLOURS)]  # one colour per table; LangChain dashed
         dash = ' stroke-dasharray="6 4"' if name.startswith("LangChain") else ""
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in (at(s, ms) for s, ms in line))
         body.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
@@ -188,6 +211,65 @@ def chart(results: Results, language: str) -> str:
         + "\n".join(body)
         + "\n</svg>\n"
     )
+
+
+def session_chart(table: SessionTable, language: str) -> str:
+    """Milliseconds per step in the first and the last tenth of the loop, per contender."""
+    text = site_labels.translator(language)
+    left, top, bar, gap, width = 230, 56, 16, 18, 460
+    longest = max(max(first, last) for _, _, _, first, last in table.rows) or 1.0
+    body: list[str] = []
+    y = float(top)
+    for name, _, _, first, last in table.rows:
+        body.append(f'<text x="{left - 10}" y="{y + bar + 4:.1f}" font-size="13" '
+                    f'text-anchor="end">{escape(name)}</text>')
+        for offset, value, colour in ((0, first, COLOURS[0]), (bar + 2, last, COLOURS[1])):
+            span = value / longest * width
+            body.append(f'<rect x="{left}" y="{y + offset:.1f}" width="{span:.1f}" '
+                        f'height="{bar}" fill="{colour}"/>')
+            label = _number(value, language, 3)
+            body.append(f'<text x="{left + span + 6:.1f}" y="{y + offset + 12:.1f}" '
+                        f'font-size="12">{escape(label)}</text>')
+        y += 2 * bar + 2 + gap
+    legend = [(text("perf:session-first"), COLOURS[0]), (text("perf:session-last"), COLOURS[1])]
+    for index, (label, colour) in enumerate(legend):
+        x = left + index * 240
+        body.append(f'<rect x="{x}" y="18" width="14" height="14" fill="{colour}"/>')
+        body.append(f'<text x="{x + 20}" y="30" font-size="13">{escape(label)}</text>')
+    height = int(y) + 10
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="820" height="{height}" '
+        f'viewBox="0 0 820 {height}" font-family="{FONT}" role="img" fill="#1f2937">\n'
+        f"<title>{escape(text('perf:session-alt'))}</title>\n"
+        f'<rect width="820" height="{height}" fill="#ffffff"/>\n'
+        + "\n".join(body)
+        + "\n</svg>\n"
+    )
+
+
+def _session_lines(results: Results, language: str) -> list[str]:
+    if not results.session:
+        return []
+    text = site_labels.translator(language)
+    lines = [f"## {text('perf:session')} {{#session}}", "", text("perf:session-text"), "",
+             f"![{text('perf:session-alt')}](assets/session-loop.svg)", ""]
+    for table in results.session:
+        title = table.title.strip()
+        key = f"perf:clock:{title}"
+        lines += [f"**{text(key) if key in site_labels.LABELS else title}**", ""]
+        lines += [
+            f"| {text('perf:contender')} | {text('perf:session-total')} | "
+            f"{text('perf:session-ratio')} | {text('perf:session-first')} | "
+            f"{text('perf:session-last')} |",
+            "|---|---|---|---|---|",
+            *(
+                f"| {name} | {_number(total, language, 3)} | {_number(ratio, language, 1)} | "
+                f"{_number(first, language, 3)} | {_number(last, language, 3)} |"
+                for name, total, ratio, first, last in table.rows
+            ),
+            "",
+        ]
+    return lines
 
 
 def page(results: Results, language: str) -> str:
@@ -232,6 +314,7 @@ def page(results: Results, language: str) -> str:
             ]
     else:
         lines += [text("perf:absent"), ""]
+    lines += _session_lines(results, language)
     lines += [f"## {text('perf:outputs')} {{#outputs}}", ""]
     for script, output in results.outputs.items():
         key = f"perf:bench:{script}"
@@ -250,6 +333,10 @@ def generate(results: Results) -> dict[Path, str]:
         files[folder / "performance.md"] = page(results, language)
         if results.trim:
             files[folder / "assets" / "trim-time.svg"] = chart(results, language)
+        if results.session:
+            files[folder / "assets" / "session-loop.svg"] = session_chart(
+                results.session[0], language
+            )
     return files
 
 

@@ -166,7 +166,8 @@ def llms_txt(
     return "\n".join(lines)
 
 
-def _language_prefix(config: Any, pages: list[Page]) -> str:
+def _language_prefix(pages: list[Page]) -> str:
+    """The URL of the language's home page: "" for the default language, "fr/" for French."""
     home = next(
         (
             page
@@ -181,7 +182,7 @@ def _language_prefix(config: Any, pages: list[Page]) -> str:
 @event_priority(-150)  # after the i18n plugin (-100) set the build's language and pages
 def on_env(env: Any, config: Any, files: Any) -> Any:
     pages = [file.page for file in files.documentation_pages() if file.page is not None]
-    prefix = _language_prefix(config, pages)
+    prefix = _language_prefix(pages)
     site = Path(config.site_dir) / prefix
     site.mkdir(parents=True, exist_ok=True)
     base = (config.site_url or "/").rstrip("/") + "/" + prefix

@@ -84,6 +84,24 @@ LABELS: dict[str, str] = {
     "perf:y-axis": "ms",
     "perf:absent": "This run holds no trim table, so there is no chart.",
     "perf:outputs": "Every benchmark as printed",
+    "perf:session": "The session loop",
+    "perf:session-text": (
+        "A conversation grows by 50 messages per step, and before each model call its context is "
+        "trimmed to the same target: LangChain's `trim_messages` reads the whole history again at "
+        "every step, a `ContextSession` starts from its last reduction. The time per step in the "
+        "first and the last tenth of the loop shows which one grows with the history."
+    ),
+    "perf:session-alt": (
+        "Milliseconds per step in the first and the last tenth of the session loop, for LangChain "
+        "and contextwise"
+    ),
+    "perf:session-total": "Total (s)",
+    "perf:session-ratio": "Times faster than LangChain",
+    "perf:contender": "Trimmed by",
+    "perf:session-first": "ms per step, first tenth",
+    "perf:session-last": "ms per step, last tenth",
+    "perf:clock:CPU time of the process": "CPU time of the process",
+    "perf:clock:wall-clock time": "Wall-clock time",
     "perf:bench:bench_plan.py": "Planning segments",
     "perf:bench:bench_trim.py": "Trimming: contextwise and LangChain",
     "perf:bench:bench_route.py": "Routing overhead",

@@ -8,14 +8,14 @@ same errors, the same timeout and cancellation rules.
 
 from __future__ import annotations
 
+import errno
 import math
 import re
-from collections.abc import Mapping
+import socket
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, TypeAlias
-
-from pydantic import ValidationError
 
 from contextwise._effects import Effects, Invoke, run_async, run_sync
 from contextwise.decision.schema import (
@@ -275,7 +275,9 @@ def coerce_response(raw: object, provider: DecisionProvider) -> DecisionResponse
         The validated response.
 
     Raises:
-        DecisionResponseError: When ``raw`` is neither, or does not validate.
+        DecisionResponseError: When ``raw`` is neither (code ``invalid_response``), or does not
+            validate: the code of the first problem (``missing_key``, ``wrong_type``...), with
+            the field path such as ``answers.model.confidence``; ``problems`` lists them all.
     """
     if isinstance(raw, DecisionResponse):
         return raw
@@ -283,20 +285,7 @@ def coerce_response(raw: object, provider: DecisionProvider) -> DecisionResponse
         raise DecisionResponseError(
             "invalid_response", provider=provider.name, type_name=type(raw).__name__
         )
-    try:
-        return DecisionResponse.model_validate(dict(raw))
-    except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            inner = (error.get("ctx") or {}).get("error")
-            if isinstance(inner, DecisionResponseError):
-                raise inner from exc
-        detail = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
-            for error in exc.errors(include_url=False)
-        )
-        raise DecisionResponseError(
-            "malformed_response", provider=provider.name, detail=detail
-        ) from exc
+    return DecisionResponse.model_validate(dict(raw))
 
 
 def check_choice_answer(answer: ChoiceAnswer, question: ChoiceQuestion, *, key: str) -> None:
@@ -328,19 +317,59 @@ def check_choice_answer(answer: ChoiceAnswer, question: ChoiceQuestion, *, key: 
     check_answer_values(answer)
 
 
-def is_provider_unavailable(error: BaseException) -> bool:
+FallbackPredicate: TypeAlias = Callable[[BaseException], bool]
+"""A user-defined test: ``True`` when an error means the provider is unavailable."""
+
+NETWORK_ERRNOS: frozenset[int] = frozenset(
+    code
+    for name in (
+        "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH",
+        "EHOSTDOWN", "ENETUNREACH", "ENETDOWN", "ENETRESET", "ENOTCONN", "ESHUTDOWN",
+    )
+    if (code := getattr(errno, name, None)) is not None
+)
+"""The ``errno`` codes of an ``OSError`` that mean the network failed, not the local machine."""
+
+TRANSPORT_ERRORS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("httpx", "TransportError"),
+        ("httpcore", "NetworkError"),
+        ("httpcore", "TimeoutException"),
+        ("openai", "APIConnectionError"),
+        ("openai", "APITimeoutError"),
+        ("anthropic", "APIConnectionError"),
+        ("anthropic", "APITimeoutError"),
+    }
+)
+"""The (top-level package, class name) of the HTTP clients' errors that mean an outage; they are
+recognized by name, so none of these packages is imported."""
+
+
+def is_provider_unavailable(
+    error: BaseException, fallback_on: FallbackPredicate | None = None
+) -> bool:
     """Tell whether an error means the decision provider is unavailable, so a fallback may answer.
 
     The rule: look at the error and up to :data:`CAUSE_CHAIN_DEPTH` (8) levels down its
     ``__cause__`` chain, and only that chain (``__context__`` is ignored, since an error raised
     while handling another is not caused by it). If any of these errors is a
     :class:`~contextwise.errors.QuotaExceededError`, the answer is ``False``, wherever it sits: a
-    spent quota is never treated as an outage. Otherwise the answer is ``True`` when one of them is
-    a :class:`~contextwise.errors.DecisionTimeoutError` or a
-    :class:`~contextwise.errors.ProviderUnavailableError`.
+    spent quota is never treated as an outage. Otherwise the answer is ``True`` when one of them
+    is the face of a timeout or an outage, or ``fallback_on`` returns ``True`` for it. Anything
+    else, a foreign exception included, is ``False``.
+
+    The faces of a timeout: :class:`~contextwise.errors.DecisionTimeoutError` and the builtin
+    ``TimeoutError`` (``asyncio.TimeoutError`` is the same class). The faces of an outage:
+    :class:`~contextwise.errors.ProviderUnavailableError`, ``ConnectionError`` and its subclasses
+    (refused, reset, aborted, broken pipe), an ``OSError`` of the network (host or network
+    unreachable, a host name that does not resolve...), ``httpx.TransportError``, and
+    ``openai.APIConnectionError`` and ``openai.APITimeoutError``. The HTTP clients' errors are
+    recognized by name, so neither package needs to be installed.
 
     Args:
         error: The error a provider raised.
+        fallback_on: A user-defined test applied to each error of the chain, for outages that
+            contextwise does not know, such as an SDK's own exception.
 
     Returns:
         Whether the error, or one of its first 8 causes, reports a timeout or an outage, with no
@@ -353,8 +382,12 @@ def is_provider_unavailable(error: BaseException) -> bool:
         ... except RuntimeError as exc:
         ...     is_provider_unavailable(exc)
         True
+        >>> is_provider_unavailable(ConnectionResetError("peer reset"))
+        True
         >>> is_provider_unavailable(QuotaExceededError("429"))
         False
+        >>> is_provider_unavailable(KeyError("x"), fallback_on=lambda e: isinstance(e, KeyError))
+        True
     """
     found = False
     current: BaseException | None = error
@@ -363,10 +396,45 @@ def is_provider_unavailable(error: BaseException) -> bool:
             break
         if isinstance(current, QuotaExceededError):
             return False
-        if isinstance(current, DecisionTimeoutError | ProviderUnavailableError):
+        if is_ordinary_fault(current) or (fallback_on is not None and fallback_on(current)):
             found = True
         current = current.__cause__
     return found
+
+
+def is_ordinary_fault(error: BaseException) -> bool:
+    """Tell whether one error, on its own, is the face of a timeout or an outage.
+
+    Timeouts: contextwise's :class:`~contextwise.errors.DecisionTimeoutError` and the builtin
+    ``TimeoutError`` (``asyncio.TimeoutError`` and ``socket.timeout`` are the same class).
+    Outages: :class:`~contextwise.errors.ProviderUnavailableError`, ``ConnectionError`` and its
+    subclasses (refused, reset, aborted, broken pipe), an ``OSError`` whose ``errno`` is one of
+    :data:`NETWORK_ERRNOS` or that failed to resolve a host name (``socket.gaierror``), and the
+    HTTP clients' transport errors of :data:`TRANSPORT_ERRORS` (``httpx.TransportError``,
+    ``openai.APIConnectionError`` and ``openai.APITimeoutError``, and their subclasses).
+
+    Args:
+        error: One error, without looking at its causes.
+
+    Returns:
+        Whether it reports a timeout or an outage. A quota error is never one.
+
+    Examples:
+        >>> is_ordinary_fault(TimeoutError()), is_ordinary_fault(FileNotFoundError("x.json"))
+        (True, False)
+    """
+    if isinstance(error, QuotaExceededError):
+        return False
+    if isinstance(
+        error, TimeoutError | ConnectionError | ProviderUnavailableError | socket.gaierror
+    ):
+        return True
+    if isinstance(error, OSError) and error.errno in NETWORK_ERRNOS:
+        return True
+    return any(
+        (cls.__module__.partition(".")[0], cls.__name__) in TRANSPORT_ERRORS
+        for cls in type(error).__mro__
+    )
 
 
 def check_min_confidence(value: object, *, field: str = "min_confidence") -> float:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from contextwise.decision.core import coerce_response
+from contextwise.decision.core import check_timeout, coerce_response
 from contextwise.decision.schema import (
     ChoiceQuestion,
     DecisionRequest,
@@ -82,7 +82,10 @@ class OpenAIDecisionProvider:
 
     Raises:
         RoutingConfigurationError: When ``client`` is given together with a setting it already
-            holds (code ``client_conflict``).
+            holds (code ``client_conflict``), ``timeout`` is not a finite number of seconds
+            greater than 0 (code ``invalid_timeout``), ``max_retries`` is not a whole number of
+            zero or more, ``temperature`` is not a number from 0 to 2, or ``name`` is blank
+            (codes ``wrong_type``, ``out_of_range``, ``blank_value``).
         ImportError: When the ``openai`` package is not installed and no client is given.
 
     Examples:
@@ -105,6 +108,7 @@ class OpenAIDecisionProvider:
         strict: bool = True,
         extra_body: Mapping[str, Any] | None = None,
     ) -> None:
+        _check_settings(name, timeout, max_retries, temperature)
         if client is None:
             from openai import AsyncOpenAI
 
@@ -313,3 +317,31 @@ def response_schema(questions: Mapping[str, Question]) -> dict[str, Any]:
         "required": ["answers"],
         "additionalProperties": False,
     }
+
+
+def _check_settings(
+    name: object, timeout: object, max_retries: object, temperature: object
+) -> None:
+    """Check the provider's own settings before any client is built."""
+    if not isinstance(name, str) or not name.strip():
+        raise RoutingConfigurationError("blank_value", field="name", value=repr(name))
+    check_timeout(timeout, field="timeout")
+    if max_retries is not None:
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int):
+            raise RoutingConfigurationError(
+                "wrong_type", field="max_retries", expected="integer", value=repr(max_retries)
+            )
+        if max_retries < 0:
+            raise RoutingConfigurationError(
+                "out_of_range", field="max_retries", constraint="≥ 0", value=repr(max_retries)
+            )
+    if temperature is not None:
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+            raise RoutingConfigurationError(
+                "wrong_type", field="temperature", expected="number", value=repr(temperature)
+            )
+        if not 0.0 <= float(temperature) <= 2.0:
+            bound = "≤ 2" if float(temperature) > 2.0 else "≥ 0"
+            raise RoutingConfigurationError(
+                "out_of_range", field="temperature", constraint=bound, value=repr(temperature)
+            )

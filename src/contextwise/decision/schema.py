@@ -3,6 +3,11 @@
 A :class:`Decision` declares named questions. A :class:`ChoiceQuestion` offers 2 to 255 labelled
 options; a :class:`DecisionProvider` answers it with a :class:`ChoiceAnswer` that names one option
 and a confidence. All of them are pydantic models, so a provider may return plain dicts.
+
+Every validation failure is a coded contextwise error, never pydantic's ``ValidationError``: a
+:class:`~contextwise.errors.RoutingConfigurationError` for the questions, the decision and the
+request, a :class:`~contextwise.errors.DecisionResponseError` for the answers, the usage and the
+response. Numbers are never read from strings: a confidence of ``"0.9"`` or ``True`` is an error.
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ from collections.abc import Awaitable, Mapping
 from typing import Annotated, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Discriminator,
     Field,
@@ -21,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from contextwise._validation import CodedModel
 from contextwise.errors import DecisionResponseError, RoutingConfigurationError
 
 MIN_CHOICES = 2
@@ -36,14 +41,13 @@ ChoiceReason: TypeAlias = Literal["selected", "confidence"]
 """Why a choice was accepted (``selected``) or not (``confidence``: below the threshold)."""
 
 
-class ChoiceQuestion(BaseModel):
+class ChoiceQuestion(CodedModel):
     """A question whose answer is one of 2 to 255 labelled options.
 
     The ``criteria`` mapping ties each option's label to a description that tells the decision
     model when to pick it. The labels are the only answers the router accepts. Constructing a
-    question with fewer than 2 or more than 255 options, or with a blank label, raises a pydantic
-    ``ValidationError`` whose underlying error is a
-    :class:`~contextwise.errors.RoutingConfigurationError`.
+    question with fewer than 2 or more than 255 options, or with a blank label, raises a
+    :class:`~contextwise.errors.RoutingConfigurationError`, as does any other invalid field.
 
     Examples:
         >>> question = ChoiceQuestion(
@@ -53,6 +57,8 @@ class ChoiceQuestion(BaseModel):
         >>> question.labels
         ('fast', 'deep')
     """
+
+    _error_class = RoutingConfigurationError
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -84,7 +90,7 @@ class ChoiceQuestion(BaseModel):
         return tuple(self.criteria)
 
 
-class TextQuestion(BaseModel):
+class TextQuestion(CodedModel):
     """A question answered with free text, for decisions that ask more than a choice.
 
     The router never asks it; it lets one :class:`Decision` hold every question an application
@@ -94,6 +100,8 @@ class TextQuestion(BaseModel):
         >>> TextQuestion(instructions="Summarize the user's goal in one sentence.").kind
         'text'
     """
+
+    _error_class = RoutingConfigurationError
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -118,7 +126,7 @@ Question: TypeAlias = Annotated[
 omitted)."""
 
 
-class Decision(BaseModel):
+class Decision(CodedModel):
     """A frozen declaration of named questions.
 
     The keys name the questions; :class:`~contextwise.routing.ModelRouting` picks one of them, a
@@ -138,6 +146,8 @@ class Decision(BaseModel):
         ['model']
     """
 
+    _error_class = RoutingConfigurationError
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     questions: dict[str, Question]
@@ -154,7 +164,7 @@ class Decision(BaseModel):
         return questions
 
 
-class DecisionUsage(BaseModel):
+class DecisionUsage(CodedModel):
     """The tokens a decision model spent answering one request.
 
     Examples:
@@ -162,12 +172,14 @@ class DecisionUsage(BaseModel):
         128
     """
 
+    _error_class = DecisionResponseError
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    input_tokens: int = Field(default=0, ge=0)
+    input_tokens: int = Field(default=0, ge=0, strict=True)
     """The tokens of the prompt sent to the decision model."""
 
-    output_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0, strict=True)
     """The tokens the decision model generated, reasoning included."""
 
     @property
@@ -176,15 +188,15 @@ class DecisionUsage(BaseModel):
         return self.input_tokens + self.output_tokens
 
 
-class ChoiceAnswer(BaseModel):
+class ChoiceAnswer(CodedModel):
     """The answer to a :class:`ChoiceQuestion`: one label, a confidence, optional probabilities.
 
     ``confidence`` is a number from 0 to 1. ``probabilities``, when given, map labels to numbers
     from 0 to 1 that sum to 1 (within :data:`PROBABILITY_TOLERANCE`), and the chosen label is the
-    most probable one (ties allowed). Constructing an answer that breaks these rules raises a
-    pydantic ``ValidationError`` whose underlying error is a
-    :class:`~contextwise.errors.DecisionResponseError`; the router raises that
-    ``DecisionResponseError`` itself when a provider returns the answer as a dict.
+    most probable one (ties allowed). Numbers are never read from strings or booleans.
+    Constructing an answer that breaks these rules raises a
+    :class:`~contextwise.errors.DecisionResponseError`, also when a provider returns the answer
+    as a dict.
 
     Examples:
         >>> answer = ChoiceAnswer(
@@ -194,15 +206,17 @@ class ChoiceAnswer(BaseModel):
         ('deep', 0.9)
     """
 
+    _error_class = DecisionResponseError
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     choice: str
     """The label of the chosen option."""
 
-    confidence: float
+    confidence: Annotated[float, Field(strict=True)]
     """How sure the decision model is of its choice, from 0 to 1."""
 
-    probabilities: dict[str, float] | None = None
+    probabilities: dict[str, Annotated[float, Field(strict=True)]] | None = None
     """The probability of each option, when the provider knows them."""
 
     rationale: str | None = None
@@ -214,13 +228,15 @@ class ChoiceAnswer(BaseModel):
         return self
 
 
-class TextAnswer(BaseModel):
+class TextAnswer(CodedModel):
     """The answer to a :class:`TextQuestion`.
 
     Examples:
         >>> TextAnswer(text="Fix the failing test.").text
         'Fix the failing test.'
     """
+
+    _error_class = DecisionResponseError
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -231,11 +247,21 @@ class TextAnswer(BaseModel):
     """A short explanation of the answer, for logs."""
 
 
-Answer: TypeAlias = ChoiceAnswer | TextAnswer
-"""Any answer a :class:`DecisionResponse` may hold."""
+def _answer_kind(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "text" if "text" in value and "choice" not in value else "choice"
+    return "text" if isinstance(value, TextAnswer) else "choice"
 
 
-class DecisionRequest(BaseModel):
+Answer: TypeAlias = Annotated[
+    Annotated[ChoiceAnswer, Tag("choice")] | Annotated[TextAnswer, Tag("text")],
+    Discriminator(_answer_kind),
+]
+"""Any answer a :class:`DecisionResponse` may hold: a :class:`TextAnswer` when it has a ``text``
+and no ``choice``, otherwise a :class:`ChoiceAnswer`."""
+
+
+class DecisionRequest(CodedModel):
     """What a decision provider receives: the decision model, the questions and the state.
 
     The router sends only the question it needs, under its key in the :class:`Decision`. The state
@@ -253,6 +279,8 @@ class DecisionRequest(BaseModel):
         {'step': 1}
     """
 
+    _error_class = RoutingConfigurationError
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str
@@ -265,7 +293,7 @@ class DecisionRequest(BaseModel):
     """The JSON state the decision is made from: instructions, history, tools, step, model."""
 
 
-class DecisionResponse(BaseModel):
+class DecisionResponse(CodedModel):
     """What a decision provider returns: an answer per question key, and the tokens spent.
 
     A provider may return an instance of this class or the equivalent dict; the router validates
@@ -278,6 +306,8 @@ class DecisionResponse(BaseModel):
         >>> response.answers["model"].confidence
         0.97
     """
+
+    _error_class = DecisionResponseError
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

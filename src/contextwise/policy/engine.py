@@ -7,8 +7,10 @@ and the sync driver runs them to completion, so the logic exists once.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from contextwise._effects import Effects, run_async, run_sync
@@ -23,7 +25,7 @@ from contextwise.policy.model import (
     SequenceSelection,
     coerce_policy,
 )
-from contextwise.policy.report import ContextProcessingReport, TokenReport
+from contextwise.policy.report import ContextProcessingReport, TokenReport, shortfalls
 from contextwise.policy.selection import (
     Limits,
     Runner,
@@ -44,6 +46,13 @@ returns the summary, as a message or a string."""
 AppMutation: TypeAlias = Callable[[Fragment], Any]
 """An app mutation: a sync or async function that takes a copy of a fragment and returns the
 changed fragment, or just its new messages or text."""
+
+LOGGER_NAME = "contextwise.policy"
+"""The logger that warns when a policy stops above its targets."""
+
+logger = logging.getLogger(LOGGER_NAME)
+# Records go nowhere until the application configures logging, as for every library.
+logger.addHandler(logging.NullHandler())
 
 
 def process_context(
@@ -210,6 +219,53 @@ def context_effects(
     """
     checked_policy = coerce_policy(policy)
     items = coerce_fragments(fragments)
+    setup = prepare_run(
+        checked_policy,
+        items,
+        counter=counter,
+        budget=budget,
+        compressors=compressors,
+        apps=apps,
+        decision_provider=decision_provider,
+        step_timeout=step_timeout,
+        part_estimate=part_estimate,
+    )
+    result: ContextResult = yield from run_effects(setup, items, known_sizes, removed_by)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class RunSetup:
+    """Everything a run needs besides its fragments, checked: what :func:`prepare_run` returns.
+
+    A caller that runs one policy many times with the same functions (a session) prepares it
+    once and gives it to :func:`run_effects` on each run.
+    """
+
+    policy: ContextPolicy
+    context: StepContext
+    budget_limit: int | None
+    decision_provider: DecisionProvider | None
+
+
+def prepare_run(
+    policy: ContextPolicy,
+    fragments: Sequence[Fragment],
+    *,
+    counter: object | None = None,
+    budget: object | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    decision_provider: DecisionProvider | None = None,
+    step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
+) -> RunSetup:
+    """Check a run's arguments against the policy and the fragments, in the order
+    :func:`context_effects` documents, and keep what the run needs.
+
+    The fragments are only matched against the steps (ids and fields); runs with other
+    fragments of the same ids and fields may share the setup.
+    """
     token_counter: TokenCounter | None = None if counter is None else as_token_counter(counter)
     budget_limit = _budget_limit(budget, token_counter)
     compressor_map = _functions(compressors, "invalid_compressor", "compressor")
@@ -221,9 +277,9 @@ def context_effects(
     ):
         raise PolicyConfigurationError("invalid_step_timeout", value=repr(step_timeout))
     validate_context_policy(
-        checked_policy, compressor_map, app_map, counter=token_counter, fragments=items
+        policy, compressor_map, app_map, counter=token_counter, fragments=fragments
     )
-    if isinstance(checked_policy.selection, ModelSelection):
+    if isinstance(policy.selection, ModelSelection):
         if decision_provider is None:
             raise PolicyConfigurationError("decision_provider_required")
         if not isinstance(decision_provider, DecisionProvider):
@@ -236,12 +292,23 @@ def context_effects(
         apps=app_map,
         default_timeout=None if step_timeout is None else float(step_timeout),
     )
+    return RunSetup(policy, context, budget_limit, decision_provider)
+
+
+def run_effects(
+    setup: RunSetup,
+    fragments: list[Fragment],
+    known_sizes: Mapping[str, KnownSizes] | None = None,
+    removed_by: dict[int, str] | None = None,
+) -> Effects[ContextResult]:
+    """Run a prepared policy on fragments that :func:`prepare_run` checked (or that have the same
+    ids and fields): see :func:`context_effects` for ``known_sizes`` and ``removed_by``."""
     result: ContextResult = yield from _core(
-        checked_policy,
-        items,
-        context,
-        budget_limit,
-        decision_provider,
+        setup.policy,
+        fragments,
+        setup.context,
+        setup.budget_limit,
+        setup.decision_provider,
         known_sizes or {},
         removed_by,
     )
@@ -316,19 +383,20 @@ def _core(
     skipped = tuple(step.id for step in policy.steps if step.fragment_id not in present)
     if acted:
         yield from _select(runner, policy, decision_provider, set(skipped))
-    report = ContextProcessingReport(
-        mode=policy.mode,
+    report = _report(
+        policy,
+        runner,
+        limits,
+        before_chars,
+        before_tokens,
+        acted=acted,
         estimated_parts=sum(
             state.profile.estimated_parts for state in states.values() if state.profile
         ),
-        selection=policy.selection.mode if acted else None,
-        decisions=tuple(runner.decisions),
-        before_chars=before_chars,
-        after_chars=runner.chars,
-        tokens=_token_report(measure, before_tokens, runner.tokens, limits),
-        changes=tuple(runner.changes),
         skipped_steps=skipped,
     )
+    if not report.target_met:
+        _warn_shortfall(report, limits)
     if removed_by is not None:
         # Built only when asked: a trim of a long history removes many messages.
         for step_id, removed in runner.removals:
@@ -343,6 +411,63 @@ def _core(
         fragments=tuple(fragments),
         report=report,
         removed={fragment.id: [] for fragment in fragments},
+    )
+
+
+def _report(
+    policy: ContextPolicy,
+    runner: Runner,
+    limits: Limits,
+    before_chars: int,
+    before_tokens: int | None,
+    *,
+    acted: bool,
+    estimated_parts: int,
+    skipped_steps: tuple[str, ...],
+) -> ContextProcessingReport:
+    """The report of a run, with whether the targets were met when the policy acted."""
+    short_chars, short_tokens = (
+        shortfalls(limits.target_chars, limits.target_tokens, runner.chars, runner.tokens)
+        if acted
+        else (0, 0)
+    )
+    return ContextProcessingReport(
+        mode=policy.mode,
+        estimated_parts=estimated_parts,
+        selection=policy.selection.mode if acted else None,
+        decisions=tuple(runner.decisions),
+        before_chars=before_chars,
+        after_chars=runner.chars,
+        tokens=_token_report(runner.context.measure, before_tokens, runner.tokens, limits),
+        changes=tuple(runner.changes),
+        skipped_steps=skipped_steps,
+        target_met=not (short_chars or short_tokens),
+        shortfall_chars=short_chars,
+        shortfall_tokens=short_tokens,
+    )
+
+
+def _warn_shortfall(report: ContextProcessingReport, limits: Limits) -> None:
+    # The log is in English for operators, like the routing records; the report holds the numbers.
+    missed = []
+    if report.shortfall_chars:
+        missed.append(
+            f"{report.after_chars} characters for a target of {limits.target_chars} "
+            f"({report.shortfall_chars} over)"
+        )
+    if report.shortfall_tokens and report.tokens is not None:
+        missed.append(
+            f"{report.tokens.after} tokens for a target of {limits.target_tokens} "
+            f"({report.shortfall_tokens} over)"
+        )
+    logger.warning(
+        "context policy (%s) stopped above its target: %s",
+        report.mode,
+        "; ".join(missed),
+        extra={
+            "shortfall_chars": report.shortfall_chars,
+            "shortfall_tokens": report.shortfall_tokens,
+        },
     )
 
 

@@ -191,7 +191,8 @@ def coerce_fragments(fragments: object) -> list[Fragment]:
         The fragments, in order.
 
     Raises:
-        InvalidTypeError: When the argument or one entry has the wrong type.
+        InvalidTypeError: When the argument or one entry has the wrong type; a chat message where
+            a fragment is expected has the code ``messages_not_fragments``.
         InvalidValueError: When an entry is not a valid fragment.
         PolicyConfigurationError: When two fragments share an id (code ``duplicate_fragment_id``).
     """
@@ -204,6 +205,8 @@ def coerce_fragments(fragments: object) -> list[Fragment]:
     for index, entry in enumerate(fragments):
         if isinstance(entry, Fragment):
             fragment = entry
+        elif isinstance(entry, Mapping) and "id" not in entry and _looks_like_message(entry):
+            raise InvalidTypeError("messages_not_fragments", index=index)
         elif isinstance(entry, Mapping):
             fragment = Fragment(
                 entry.get("id"),  # type: ignore[arg-type]
@@ -220,6 +223,11 @@ def coerce_fragments(fragments: object) -> list[Fragment]:
         seen.add(fragment.id)
         result.append(fragment)
     return result
+
+
+def _looks_like_message(entry: Mapping[object, object]) -> bool:
+    """Whether a mapping given as a fragment is a chat message: a role, or a typed item."""
+    return "role" in entry or ("type" in entry and "text" not in entry and "messages" not in entry)
 
 
 @dataclass(frozen=True, slots=True)

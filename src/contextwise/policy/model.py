@@ -1,10 +1,11 @@
 """The context policy: a pydantic model that policy files (JSON or TOML) validate against.
 
 Every model accepts its fields in snake_case (``trigger_chars``) and in the camelCase of the seed
-(``triggerChars``), forbids unknown keys, and is frozen. A policy that breaks one of its own rules
-(two steps with one id, a trigger not above its target...) raises a pydantic ``ValidationError``
-at construction; its underlying error is a
-:class:`~contextwise.errors.PolicyConfigurationError` with a stable code.
+(``triggerChars``), forbids unknown keys, and is frozen. Every validation failure raises a
+:class:`~contextwise.errors.PolicyConfigurationError` with a stable code, the field path and the
+offending value: an unknown key, one key written in both spellings, a wrong type (numbers are
+never read from strings), a value out of range, invalid JSON or TOML, or a broken rule of the
+policy (two steps with one id, a trigger not above its target...).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from contextwise._validation import CodedModel
 from contextwise.errors import PolicyConfigurationError
 from contextwise.messages import GroupingKind
 
@@ -37,11 +39,20 @@ _DEFAULT_MIN_CONFIDENCE = 0.85
 
 _Size = Annotated[int, Field(ge=0, strict=True)]
 _Name = Annotated[str, Field(min_length=1, pattern=r"\S", strict=True)]
-_Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+_Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
+_Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)]
+
+SCHEMA_KEY = "$schema"
+"""The key of a policy file that names its JSON Schema, for editors; it is accepted and ignored."""
 
 
-class PolicyModel(BaseModel):
-    """The base of the policy models: snake_case or camelCase keys, no unknown key, frozen."""
+class PolicyModel(CodedModel):
+    """The base of the policy models: snake_case or camelCase keys, no unknown key, frozen.
+
+    A validation failure raises a :class:`~contextwise.errors.PolicyConfigurationError`.
+    """
+
+    _error_class = PolicyConfigurationError
 
     model_config = ConfigDict(
         extra="forbid",
@@ -267,7 +278,7 @@ class ModelSelection(PolicyModel):
     model: _Name
     """The name of the decision model that the provider should use."""
 
-    min_confidence: float = Field(default=_DEFAULT_MIN_CONFIDENCE, ge=0.0, le=1.0)
+    min_confidence: _Confidence = _DEFAULT_MIN_CONFIDENCE
     """The confidence from 0 to 1 that an answer must reach to be followed; 0.85 by default."""
 
     instructions: str | None = None
@@ -294,11 +305,13 @@ class ContextPolicy(PolicyModel):
     :class:`~contextwise.errors.ContextOverflowError` when ``reduce`` would have acted. ``audit``
     mode changes nothing and reports exactly what ``reduce`` would change.
 
-    Keys may be written in snake_case or in camelCase, and an unknown key is an error. A policy
-    that breaks one of its own rules raises a pydantic ``ValidationError`` at construction (its
-    underlying error is a :class:`~contextwise.errors.PolicyConfigurationError`); the rules are
-    unique step ids, each trigger strictly greater than its target, fixed selection ids that exist
-    and appear once, and on every text trim a ``target_chars`` at least as long as its marker.
+    Keys may be written in snake_case or in camelCase, but not both ways at once, and an unknown
+    key is an error; a ``$schema`` key at the top, for editors, is accepted and ignored. Every
+    validation failure raises a :class:`~contextwise.errors.PolicyConfigurationError` with a
+    stable code, the field path and the offending value; its ``problems`` list every problem
+    found. Numbers are never read from strings. The rules of the policy itself are unique step
+    ids, each trigger strictly greater than its target, fixed selection ids that exist and appear
+    once, and on every text trim a ``target_chars`` at least as long as its marker.
 
     Examples:
         >>> policy = ContextPolicy.model_validate({
@@ -339,6 +352,17 @@ class ContextPolicy(PolicyModel):
     """The ids of fragments that may be absent on a step; the steps on an absent one are skipped
     and listed in the report's ``skipped_steps``, instead of failing with ``unknown_fragment``."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_schema_key(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and SCHEMA_KEY in data:
+            if not isinstance(data[SCHEMA_KEY], str):
+                raise PolicyConfigurationError(
+                    "wrong_type", field=SCHEMA_KEY, expected="string", value=repr(data[SCHEMA_KEY])
+                )
+            data = {key: value for key, value in data.items() if key != SCHEMA_KEY}
+        return data
+
     @model_validator(mode="after")
     def _check_rules(self) -> ContextPolicy:
         check_policy_rules(self)
@@ -355,7 +379,9 @@ class ContextPolicy(PolicyModel):
             The validated policy.
 
         Raises:
-            pydantic.ValidationError: When the text is not valid JSON or not a valid policy.
+            PolicyConfigurationError: When the text is not valid JSON (code ``invalid_json``, with
+                the line and the column) or not a valid policy (the code of the first problem;
+                ``problems`` lists them all).
 
         Examples:
             >>> ContextPolicy.from_json('{"mode": "audit", "triggerChars": 100}').trigger_chars
@@ -375,8 +401,8 @@ class ContextPolicy(PolicyModel):
 
         Raises:
             PolicyConfigurationError: When the text is not valid TOML (code ``invalid_toml``, with
-                the parser's message as detail).
-            pydantic.ValidationError: When the text is not a valid policy.
+                the parser's message as detail) or not a valid policy (the code of the first
+                problem; ``problems`` lists them all).
 
         Examples:
             >>> policy = ContextPolicy.from_toml('''
@@ -392,10 +418,14 @@ class ContextPolicy(PolicyModel):
             >>> policy.steps[0].id
             'recent-history'
         """
+        if not isinstance(text, str):
+            raise PolicyConfigurationError(
+                "wrong_type", field="text", expected="string", value=repr(type(text).__name__)
+            )
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from exc
+            raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
         return cls.model_validate(data)
 
     @classmethod
@@ -410,8 +440,8 @@ class ContextPolicy(PolicyModel):
 
         Raises:
             PolicyConfigurationError: When the suffix is neither ``.json`` nor ``.toml`` (code
-                ``unsupported_policy_file``), or the TOML is not valid (code ``invalid_toml``).
-            pydantic.ValidationError: When the file does not hold a valid policy.
+                ``unsupported_policy_file``), the file is not valid JSON or TOML (codes
+                ``invalid_json``, ``invalid_toml``), or it does not hold a valid policy.
             OSError: When the file cannot be read.
 
         Examples:
@@ -426,7 +456,11 @@ class ContextPolicy(PolicyModel):
         if suffix == ".json":
             return cls.from_json(file.read_bytes())
         if suffix == ".toml":
-            return cls.from_toml(file.read_text(encoding="utf-8"))
+            try:
+                text = file.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
+            return cls.from_toml(text)
         raise PolicyConfigurationError(
             "unsupported_policy_file", path=str(file), suffix=file.suffix
         )
@@ -528,28 +562,14 @@ def coerce_policy(policy: object, *, name: str = "policy") -> ContextPolicy:
         The policy.
 
     Raises:
-        PolicyConfigurationError: When the mapping is not a valid policy; a broken rule keeps its
-            own code, anything else is ``invalid_policy`` with pydantic's messages as detail.
+        PolicyConfigurationError: When the mapping is not a valid policy, with the code of the
+            first problem; its ``problems`` list them all.
         InvalidTypeError: When the value is neither a policy nor a mapping.
     """
     if isinstance(policy, ContextPolicy):
         return policy
-    from pydantic import ValidationError
-
     from contextwise.errors import InvalidTypeError
 
     if not isinstance(policy, Mapping):
         raise InvalidTypeError("not_a_policy", name=name, type_name=type(policy).__name__)
-    try:
-        return ContextPolicy.model_validate(dict(policy))
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        for error in errors:
-            inner: Any = (error.get("ctx") or {}).get("error")
-            if isinstance(inner, PolicyConfigurationError) and len(errors) == 1:
-                raise inner from exc
-        detail = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or '(policy)'}: {error['msg']}"
-            for error in errors
-        )
-        raise PolicyConfigurationError("invalid_policy", count=len(errors), detail=detail) from exc
+    return ContextPolicy.model_validate(dict(policy))

@@ -3,7 +3,8 @@
 The fields are snake_case; ``model_dump(by_alias=True)`` and ``model_dump_json(by_alias=True)``
 write the seed's camelCase keys, and both spellings validate back. The numbers always add up:
 ``before_chars - after_chars`` equals the sum of the changes' ``saved_chars``, failed changes
-included (they save nothing).
+included (they save nothing). ``target_met`` says whether the policy reached its targets, and the
+shortfalls say by how much it missed them.
 """
 
 from __future__ import annotations
@@ -147,10 +148,18 @@ class ContextProcessingReport(PolicyModel):
     fragments ``reduce`` would return). The report round-trips through JSON in both key
     spellings.
 
+    ``target_met`` is False only when the policy acted and its steps could not bring the context
+    down to a target: every step ran, or a floor such as ``keep_groups`` or the pinned system
+    messages stopped them. ``shortfall_chars`` and ``shortfall_tokens`` then say how far above
+    the targets the context stayed; the policy also logs a warning on the
+    ``contextwise.policy`` logger.
+
     Examples:
         >>> report = ContextProcessingReport(mode="validate", before_chars=120, after_chars=120)
         >>> report.model_dump(by_alias=True)["beforeChars"]
         120
+        >>> report.target_met, report.shortfall_chars
+        (True, 0)
         >>> ContextProcessingReport.model_validate_json(report.model_dump_json()) == report
         True
     """
@@ -183,3 +192,39 @@ class ContextProcessingReport(PolicyModel):
     skipped_steps: tuple[str, ...] = ()
     """The ids of the steps skipped because their optional fragment was absent, in policy
     order."""
+
+    target_met: bool = True
+    """Whether the context ends at or below the targets, or never needed the policy to act."""
+
+    shortfall_chars: _Count = 0
+    """How many characters above the character target the context stayed; 0 when it is met."""
+
+    shortfall_tokens: _Count = 0
+    """How many tokens above the token target the context stayed; 0 when it is met or there is
+    no token target."""
+
+
+def shortfalls(
+    target_chars: int | None,
+    target_tokens: int | None,
+    chars: int,
+    tokens: int | None,
+) -> tuple[int, int]:
+    """How far a size stays above its targets, in characters and in tokens.
+
+    Args:
+        target_chars: The character target, or ``None`` without one.
+        target_tokens: The token target, or ``None`` without one.
+        chars: The size in characters.
+        tokens: The size in tokens, or ``None`` without a counter.
+
+    Returns:
+        The characters and the tokens above the targets, each 0 when its target is met.
+
+    Examples:
+        >>> shortfalls(1000, None, 1250, 300)
+        (250, 0)
+    """
+    over_chars = 0 if target_chars is None else max(0, chars - target_chars)
+    over_tokens = 0 if target_tokens is None or tokens is None else max(0, tokens - target_tokens)
+    return over_chars, over_tokens

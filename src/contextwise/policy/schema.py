@@ -2,7 +2,7 @@
 
 Policy files accept every key in snake_case and in camelCase. The schema says so: each property
 that has a camelCase spelling is listed under both names, and a required property may be given
-under either.
+under either. A policy file may name this schema in a top-level ``$schema`` key, for editors.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from contextwise.policy.model import ContextPolicy
+from contextwise.policy.model import SCHEMA_KEY, ContextPolicy
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 """The JSON Schema dialect of the generated schema."""
@@ -21,8 +21,9 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 def context_policy_json_schema() -> dict[str, Any]:
     """Return the JSON Schema of a :class:`~contextwise.policy.ContextPolicy` file.
 
-    The schema is pydantic's, with both spellings of each key allowed. It rejects unknown keys,
-    as the model does. The rules that involve several fields (unique step ids, a trigger above its
+    The schema is pydantic's, with both spellings of each key allowed, and a top-level
+    ``$schema`` string that points editors at the schema. It rejects unknown keys, as the model
+    does. The rules that involve several fields (unique step ids, a trigger above its
     target...) are not expressed in the schema; :func:`~contextwise.policy.validate_context_policy`
     checks them.
 
@@ -38,6 +39,13 @@ def context_policy_json_schema() -> dict[str, Any]:
     _allow_camel_case(schema)
     for definition in schema.get("$defs", {}).values():
         _allow_camel_case(definition)
+    schema["properties"] = {
+        SCHEMA_KEY: {
+            "type": "string",
+            "description": "The address of this JSON Schema, for editors; ignored by contextwise.",
+        },
+        **schema["properties"],
+    }
     return {"$schema": SCHEMA_DIALECT, **schema}
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, TypeVar
 
+from contextwise._align import align
 from contextwise._effects import Effects, Invoke, Reply
 from contextwise._layout import (
     Profile,
@@ -75,7 +76,7 @@ class Measure:
         return profile_messages(messages, sizes, self.part_estimate)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FragState:
     """A fragment with its measured sizes; ``version`` changes with every committed change."""
 
@@ -92,13 +93,16 @@ class FragState:
         return [] if self.profile is None else self.profile.sizes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KnownSizes:
     """The sizes of a fragment's messages, measured before (by a session, when they were added),
     so that a run does not measure them again."""
 
     chars: Sequence[int]
     tokens: Sequence[int] | None
+    roles: Sequence[object] | None = None
+    """The messages' roles when every message is a plain ``{role, content: str}`` dict with one
+    of the plain roles (as found when they were added): nothing is read of the messages."""
 
 
 def measure_fragment(
@@ -110,7 +114,10 @@ def measure_fragment(
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = measure.profile(messages, None if known is None else known.chars)
+    if known is not None and known.roles is not None and len(known.roles) == len(messages):
+        profile = Profile(list(known.chars), list(known.roles), True)
+    else:
+        profile = measure.profile(messages, None if known is None else known.chars)
     token_sizes = (
         list(known.tokens)
         if known is not None and known.tokens is not None and measure.counter is not None
@@ -126,7 +133,7 @@ def measure_fragment(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Splice:
     """How a trim or a compression changes a list of messages: the messages from ``start`` to
     ``stop`` leave, except the pinned ones at ``stay``, and ``added`` new ones take their place."""
@@ -147,7 +154,7 @@ class Splice:
         return splice(origin, self.start, self.stop, self.stay, [origin[self.start]] * self.added)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Remap:
     """How an app changes a list of messages: for each new message, the index of the message it
     keeps (``None`` for a new one), and the indices of the messages that leave."""
@@ -189,7 +196,7 @@ def in_input_order(
     return [item for _, item in keyed]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
     """What a step would do: its new state (``None`` when it changes nothing), change, removals,
     and, for messages, the edit that turns the old list into the new one."""
@@ -690,7 +697,11 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
         return _step_failed(step, state, "app_broke_tool_pairing", **_params(step))
     chars = sum(new_profile.sizes)
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
-    removed_indices, source = _match(old_messages, new_messages)
+    # An exact ledger: the messages removed are those outside a longest common subsequence of the
+    # old and new lists (moved messages paired), so a rewrite in the middle removes that message
+    # only.
+    alignment = align(old_messages, new_messages)
+    removed_indices, source = alignment.removed, alignment.source
     # The app worked on copies: a message it kept unchanged is the caller's own object again.
     new_messages = tuple(
         message if index is None else old_messages[index]
@@ -738,26 +749,6 @@ def _common_ends(before: str, after: str) -> tuple[int, int]:
     while suffix < limit - prefix and before[-1 - suffix] == after[-1 - suffix]:
         suffix += 1
     return prefix, suffix
-
-
-def _match(
-    before: Sequence[ChatMessage], after: Sequence[ChatMessage]
-) -> tuple[list[int], list[int | None]]:
-    """Match ``before`` in order against equal messages of ``after``.
-
-    Returns the indices of ``before`` left unmatched, and for each message of ``after`` the index
-    of its match in ``before`` (``None`` when it has none).
-    """
-    removed: list[int] = []
-    source: list[int | None] = [None] * len(after)
-    position = 0
-    for index, message in enumerate(before):
-        if position < len(after) and after[position] == message:
-            source[position] = index
-            position += 1
-        else:
-            removed.append(index)
-    return removed, source
 
 
 def _breaks_pairing(before: Sequence[ChatMessage], after: Sequence[ChatMessage]) -> bool:

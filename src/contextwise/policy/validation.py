@@ -47,8 +47,9 @@ def validate_context_policy(
         The policy, validated (built from the mapping when a mapping was given).
 
     Raises:
-        PolicyConfigurationError: On the first problem, with a stable code: ``invalid_policy``,
-            ``duplicate_step_id``, ``trigger_not_above_target``, ``unknown_fixed_step``,
+        PolicyConfigurationError: On the first problem, with a stable code: a field-validation
+            code of a mapping (``unknown_key``, ``wrong_type``..., with ``problems`` listing them
+            all), ``duplicate_step_id``, ``trigger_not_above_target``, ``unknown_fixed_step``,
             ``duplicate_fixed_step``, ``text_trim_without_target``, ``text_target_below_marker``,
             ``unknown_compressor``, ``unknown_app``, ``counter_required``, ``unknown_fragment`` or
             ``field_mismatch``.

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, NoReturn, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from contextwise.decision.core import check_min_confidence, check_timeout
+from contextwise._validation import CodedModel
+from contextwise.decision.core import FallbackPredicate, check_min_confidence, check_timeout
 from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
-    ContextwiseError,
     InvalidTypeError,
     InvalidValueError,
     RoutingConfigurationError,
@@ -58,7 +58,7 @@ DEFAULT_REASONING_TOKENS: Mapping[Effort, int] = MappingProxyType(
 """The thinking budget of a level that ``ModelSpec.reasoning_tokens`` does not list."""
 
 
-class ModelSpec(BaseModel):
+class ModelSpec(CodedModel):
     """A candidate model and its own settings.
 
     Every candidate runs on the harness's model provider; the spec carries what the harness needs
@@ -76,10 +76,25 @@ class ModelSpec(BaseModel):
     (``reasoning_tokens_over_window``). An unknown effort level raises
     :class:`~contextwise.errors.InvalidValueError` (code ``invalid_effort``).
 
+    Sizes are whole numbers, never read from strings: ``ModelSpec(name="m", window="32000")`` is
+    an error. Every validation failure raises a
+    :class:`~contextwise.errors.RoutingConfigurationError` with a stable code (``wrong_type``,
+    ``out_of_range``, ``unknown_key``...), the field and the offending value.
+
+    Raises:
+        RoutingConfigurationError: When a field is missing, unknown, of the wrong type or out of
+            range, or the name is blank.
+
     Examples:
         >>> spec = ModelSpec(name="big-thinker", effort="medium", supported_efforts=["low", "high"])
         >>> spec.effort_sent
         <Effort.HIGH: 'high'>
+        >>> from contextwise import RoutingConfigurationError
+        >>> try:
+        ...     ModelSpec(name="small", window="32000")
+        ... except RoutingConfigurationError as err:
+        ...     print(err.code, err.params["field"])
+        wrong_type window
         >>> spec = ModelSpec(
         ...     name="claude-sonnet-4-6",
         ...     api="anthropic",
@@ -90,18 +105,20 @@ class ModelSpec(BaseModel):
         (24000, 1024, 0)
     """
 
+    _error_class = RoutingConfigurationError
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, strict=True)
     """The model's name, as the harness's model provider knows it."""
 
     effort: Effort | None = None
     """The effort level to request from the model, or ``None`` to send none."""
 
-    max_output_tokens: int | None = Field(default=None, gt=0)
+    max_output_tokens: int | None = Field(default=None, gt=0, strict=True)
     """The most tokens the model may generate in one call: the output reserve of its budget."""
 
-    window: int | None = Field(default=None, gt=0)
+    window: int | None = Field(default=None, gt=0, strict=True)
     """The model's context window in tokens, when it differs from the harness's default."""
 
     supported_efforts: tuple[Effort, ...] | None = Field(default=None, min_length=1)
@@ -117,12 +134,6 @@ class ModelSpec(BaseModel):
     reasoning_tokens: dict[Effort, int] | None = None
     """The thinking budget in tokens of some effort levels, for the APIs that take a budget; a
     level without an entry takes :data:`DEFAULT_REASONING_TOKENS`."""
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as error:
-            raise _coded_error(error) from None
 
     @field_validator("name")
     @classmethod
@@ -263,21 +274,15 @@ _ALL_EFFORT_WORDS: tuple[str, ...] = tuple(
 )
 
 
-def _coded_error(error: ValidationError) -> Exception:
-    """The contextwise error behind a pydantic validation error, when a validator raised one."""
-    for detail in error.errors():
-        cause = detail.get("ctx", {}).get("error")
-        if isinstance(cause, ContextwiseError):
-            return cause
-    return error
-
-
 @dataclass(frozen=True, slots=True)
 class RoutingContext:
     """What the router knows about the harness step it routes.
 
     Raises:
-        InvalidTypeError: When ``step`` is not an integer (code ``not_a_number``).
+        InvalidTypeError: When ``step`` is not an integer (code ``not_a_number``), ``model`` or
+            ``system`` is not a string (code ``not_a_string``), ``messages`` or ``tools`` is not a
+            list or a tuple (code ``not_a_collection``; ``None`` included), or a tool is not a
+            mapping (code ``not_a_mapping``).
         InvalidValueError: When ``step`` is negative (code ``negative_size``).
 
     Examples:
@@ -308,6 +313,23 @@ class RoutingContext:
             raise InvalidTypeError("not_a_number", name="step", type_name=type(self.step).__name__)
         if self.step < 0:
             raise InvalidValueError("negative_size", name="step", value=self.step)
+        for name in ("model", "system"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise InvalidTypeError("not_a_string", name=name, type_name=type(value).__name__)
+        for name in ("messages", "tools"):
+            entries = getattr(self, name)
+            if not isinstance(entries, list | tuple):
+                raise InvalidTypeError(
+                    "not_a_collection", name=name, type_name=type(entries).__name__
+                )
+        # The messages may be framework objects, which the message shapes read later; a tool
+        # specification is always a mapping.
+        for index, tool in enumerate(self.tools):
+            if not isinstance(tool, Mapping):
+                raise InvalidTypeError(
+                    "not_a_mapping", name=f"tools[{index}]", type_name=type(tool).__name__
+                )
 
 
 StateFunction: TypeAlias = Callable[[RoutingContext], Any | Awaitable[Any]]
@@ -315,7 +337,7 @@ StateFunction: TypeAlias = Callable[[RoutingContext], Any | Awaitable[Any]]
 
 
 class ModelRouting:
-    """The declaration of model routing: who decides, which question, which models, what fallback.
+    r"""The declaration of model routing: who decides, which question, which models, what fallback.
 
     A separate decision provider answers, once per harness step after compaction, a choice
     question whose labels are the candidate models. An answer whose confidence is strictly below
@@ -330,8 +352,8 @@ class ModelRouting:
     ``models_do_not_match_criteria``, ``invalid_model_spec``), the fallback
     (``unknown_fallback``), ``min_confidence`` (``invalid_min_confidence``), ``on_error``
     (``invalid_on_error``), ``state`` (``state_not_callable``), ``timeout``
-    (``invalid_timeout``) and the effort question (``unknown_question``,
-    ``question_not_choice``, ``effort_question_is_routing_question``,
+    (``invalid_timeout``), ``fallback_on`` (``fallback_on_not_callable``) and the effort question
+    (``unknown_question``, ``question_not_choice``, ``effort_question_is_routing_question``,
     ``effort_question_labels``). The declaration is immutable.
 
     With ``effort_question``, the decision also chooses the effort of the step: a second choice
@@ -356,6 +378,12 @@ class ModelRouting:
             active model, the tools and the messages without reasoning blocks.
         timeout: The maximum number of seconds to wait for the provider's answer; ``None``
             waits as long as it takes. A timeout counts as an outage of the provider.
+        fallback_on: A function that receives an error the provider raised (and each of its
+            causes) and returns ``True`` when it means an outage, for failures contextwise does
+            not recognize by itself. Timeouts, connection errors, network errors and the
+            transport errors of ``httpx`` and ``openai`` are recognized already (see
+            :func:`~contextwise.decision.is_provider_unavailable`); a quota error never falls
+            back.
         effort_question: The key of a second choice question of ``decision`` whose labels are
             effort levels, or ``None`` to send each model's own effort.
 
@@ -395,6 +423,7 @@ class ModelRouting:
         "effort_choice_question",
         "effort_question",
         "fallback",
+        "fallback_on",
         "min_confidence",
         "model",
         "models",
@@ -439,6 +468,8 @@ class ModelRouting:
     timeout: float | None
     """The maximum number of seconds to wait for the provider's answer, or ``None``."""
 
+    fallback_on: FallbackPredicate | None
+    """The user-defined test of an outage, or ``None``."""
     effort_question: str | None
     """The key of the effort question in ``decision``, or ``None``."""
 
@@ -459,6 +490,7 @@ class ModelRouting:
         on_error: OnError = "fallback",
         state: StateFunction | None = None,
         timeout: float | None = None,
+        fallback_on: FallbackPredicate | None = None,
         effort_question: str | None = None,
     ) -> None:
         if not isinstance(getattr(provider, "name", None), str) or not callable(
@@ -476,7 +508,7 @@ class ModelRouting:
                 "unknown_fallback", field="fallback", fallback=str(fallback), known=list(specs)
             )
         threshold = check_min_confidence(min_confidence)
-        _check_on_error_and_state(on_error, state)
+        _check_on_error_and_state(on_error, state, fallback_on)
         seconds = check_timeout(timeout)
         effort_choices = _effort_question(decision, effort_question, question)
         assign = object.__setattr__
@@ -491,6 +523,7 @@ class ModelRouting:
         assign(self, "on_error", on_error)
         assign(self, "state", state)
         assign(self, "timeout", seconds)
+        assign(self, "fallback_on", fallback_on)
         assign(self, "effort_question", effort_question)
         assign(self, "effort_choice_question", effort_choices)
         assign(
@@ -528,7 +561,7 @@ class ModelRouting:
         )
 
 
-def _check_on_error_and_state(on_error: object, state: object) -> None:
+def _check_on_error_and_state(on_error: object, state: object, fallback_on: object) -> None:
     if not isinstance(on_error, str) or on_error not in ON_ERROR_CHOICES:
         raise RoutingConfigurationError(
             "invalid_on_error",
@@ -539,6 +572,10 @@ def _check_on_error_and_state(on_error: object, state: object) -> None:
     if state is not None and not callable(state):
         raise RoutingConfigurationError(
             "state_not_callable", field="state", type_name=type(state).__name__
+        )
+    if fallback_on is not None and not callable(fallback_on):
+        raise RoutingConfigurationError(
+            "fallback_on_not_callable", field="fallback_on", type_name=type(fallback_on).__name__
         )
 
 

@@ -343,10 +343,15 @@ class ModelRouter:
 
     - a confidence at or above ``min_confidence`` selects the provider's choice (reason
       ``selected``); a confidence strictly below it selects the fallback (reason ``confidence``);
-    - a :class:`~contextwise.errors.DecisionTimeoutError` (the router's own ``timeout``
-      included) or a :class:`~contextwise.errors.ProviderUnavailableError`, found on the error or
-      up to 8 levels down its ``__cause__`` chain and with no quota error there, selects the
-      fallback (reason ``unavailable``) when ``on_error`` is ``"fallback"``;
+    - a timeout or an outage, found on the error or up to 8 levels down its ``__cause__`` chain
+      and with no quota error there, selects the fallback (reason ``unavailable``) when
+      ``on_error`` is ``"fallback"``. A timeout is a
+      :class:`~contextwise.errors.DecisionTimeoutError` (the router's own ``timeout`` included)
+      or the builtin ``TimeoutError``; an outage is a
+      :class:`~contextwise.errors.ProviderUnavailableError`, a ``ConnectionError``, a network
+      ``OSError``, ``httpx.TransportError``, ``openai.APIConnectionError`` or
+      ``openai.APITimeoutError``, or an error for which the declaration's ``fallback_on``
+      returns ``True``;
     - everything else propagates: a quota error, a malformed or missing answer, a bad state, any
       other exception, every error with ``on_error="fail"``, and cancellation, which also cancels
       the provider's request.
@@ -532,7 +537,7 @@ class ModelRouter:
         fallback = (
             isinstance(error, Exception)
             and routing.on_error == "fallback"
-            and is_provider_unavailable(error)
+            and is_provider_unavailable(error, routing.fallback_on)
         )
         if self.on_event is not None:
             self.on_event(

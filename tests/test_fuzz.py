@@ -1,0 +1,300 @@
+"""Careless input never escapes as anything but a ContextwiseError.
+
+Thousands of JSON-like values, as a new user or a hurried script would write them (unknown keys,
+numbers as strings, NaN, both spellings of a key, nested garbage, broken JSON and TOML), go through
+the public entry points that read configuration and answers. Every call must either succeed or
+raise a :class:`ContextwiseError`. Python's own ``TypeError`` for arguments that do not fit a
+signature is exempt: the value is checked against the signature first and not sent when it does
+not bind.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from contextwise import (
+    ChoiceAnswer,
+    ChoiceQuestion,
+    ContextPolicy,
+    ContextProcessingReport,
+    ContextwiseError,
+    Decision,
+    DecisionResponse,
+    Fragment,
+    ModelRouting,
+    ModelSpec,
+    OpenAIDecisionProvider,
+    RoutingContext,
+    decide_choice,
+    process_context,
+    validate_context_policy,
+)
+
+SEED = 20261130
+VALUES = 2500
+
+KEYS = [
+    "mode", "trigger_chars", "triggerChars", "target_input_chars", "targetInputChars",
+    "trigger_tokens", "targetInputTokens", "selection", "steps", "id", "kind", "fragment_id",
+    "fragmentId", "field", "grouping", "keep_groups", "keepGroups", "target_chars",
+    "targetTokens", "keep", "marker", "compressor", "app", "timeout", "summary_role",
+    "min_confidence", "minConfidence", "model", "instructions", "$schema", "name", "effort",
+    "window", "max_output_tokens", "supported_efforts", "criteria", "questions", "answers",
+    "choice", "confidence", "probabilities", "rationale", "usage", "input_tokens", "text",
+    "messages", "role", "content", "tools", "system", "step", "colour", "triger_chars", "",
+]
+WORDS = [
+    "reduce", "validate", "audit", "shrink", "trim", "compress", "app", "sequence", "fixed",
+    "auto", "model", "messages", "text", "user-turn", "message", "head", "tail", "low", "high",
+    "medium", "huge", "user", "assistant", "system", "robot", "history", "a", "b", " ", "",
+    "10", "0.9", "-1", "NaN", "true", "null", "{", "[1, 2]",
+]
+
+
+def careless_scalar(rng: random.Random) -> Any:
+    choice = rng.randrange(12)
+    if choice == 0:
+        return None
+    if choice == 1:
+        return rng.choice([True, False])
+    if choice == 2:
+        return rng.choice([0, 1, 2, -1, 10, 1800, 2**63, -(2**70)])
+    if choice == 3:
+        return rng.choice([0.5, 1.5, -0.0, math.nan, math.inf, -math.inf, 1e308, 0.85])
+    return rng.choice(WORDS)
+
+
+def careless_value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth > 3 or roll < 0.45:
+        return careless_scalar(rng)
+    if roll < 0.65:
+        return [careless_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {
+        rng.choice(KEYS): careless_value(rng, depth + 1) for _ in range(rng.randrange(5))
+    }
+
+
+POLICY = {
+    "mode": "reduce",
+    "triggerChars": 1800,
+    "targetInputChars": 1500,
+    "selection": {"mode": "sequence"},
+    "steps": [
+        {"id": "recent", "kind": "trim", "fragmentId": "history", "keepGroups": 2,
+         "targetChars": 1000, "grouping": {"kind": "user-turn"}},
+        {"id": "summary", "kind": "compress", "fragmentId": "history", "compressor": "sum"},
+        {"id": "redact", "kind": "app", "fragmentId": "history", "app": "redact", "timeout": 2},
+    ],
+}
+SPEC = {"name": "big", "effort": "high", "max_output_tokens": 4000, "window": 32000,
+        "supported_efforts": ["low", "high"]}
+QUESTION = {"instructions": "Pick.", "criteria": {"a": "First.", "b": "Second."}}
+RESPONSE = {"model": "mini", "answers": {"model": {"choice": "a", "confidence": 0.9,
+            "probabilities": {"a": 0.9, "b": 0.1}}}, "usage": {"input_tokens": 3}}
+
+
+def mutate(rng: random.Random, value: Any, depth: int = 0) -> Any:
+    """Change a valid document the way a hurried user would: one edit somewhere inside."""
+    if isinstance(value, dict) and value and depth < 4:
+        data = dict(value)
+        key = rng.choice(list(data))
+        edit = rng.randrange(6)
+        if edit == 0:
+            del data[key]
+        elif edit == 1:
+            data[rng.choice(KEYS)] = careless_value(rng)
+        elif edit == 2:
+            data[key] = careless_value(rng)
+        elif edit == 3 and isinstance(data[key], int | float) and not isinstance(data[key], bool):
+            data[key] = str(data[key])
+        elif edit == 4:
+            data[key.lower().replace("_", "")] = data[key]
+        else:
+            data[key] = mutate(rng, data[key], depth + 1)
+        return data
+    if isinstance(value, list) and value and depth < 4:
+        items = list(value)
+        index = rng.randrange(len(items))
+        items[index] = mutate(rng, items[index], depth + 1)
+        if rng.random() < 0.2:
+            items.append(careless_value(rng))
+        return items
+    return careless_value(rng)
+
+
+def toml_text(rng: random.Random, value: Any) -> str:
+    """A TOML rendering of a JSON-like value, sometimes broken on purpose."""
+
+    def render(item: Any) -> str:
+        if isinstance(item, bool):
+            return "true" if item else "false"
+        if isinstance(item, int | float):
+            return {math.inf: "inf", -math.inf: "-inf"}.get(item, repr(item)).replace(
+                "nan", "nan"
+            )
+        if isinstance(item, str):
+            return json.dumps(item)
+        if isinstance(item, list):
+            return "[" + ", ".join(render(x) for x in item if x is not None) + "]"
+        if isinstance(item, dict):
+            return "{" + ", ".join(
+                f"{json.dumps(str(k))} = {render(v)}" for k, v in item.items() if v is not None
+            ) + "}"
+        return '""'
+
+    if not isinstance(value, dict):
+        return render(value)
+    lines = [f"{json.dumps(str(k))} = {render(v)}" for k, v in value.items() if v is not None]
+    text = "\n".join(lines)
+    if rng.random() < 0.15 and text:
+        text = text[: rng.randrange(len(text))]
+    return text
+
+
+def json_text(rng: random.Random, value: Any) -> str:
+    text = json.dumps(value)
+    if rng.random() < 0.15:
+        text = text[: rng.randrange(len(text) + 1)]
+    return text
+
+
+class Provider:
+    name = "fuzz"
+
+    async def request(self, request: object) -> object:
+        raise NotImplementedError
+
+
+FRAGMENT = Fragment("history", messages=[{"role": "user", "content": "Hi"}] * 3)
+
+
+def _routing(value: Any) -> object:
+    models = value if isinstance(value, dict) else {"a": value, "b": "small"}
+    return ModelRouting(
+        provider=Provider(),
+        model="router",
+        decision=Decision(questions={"model": ChoiceQuestion(**QUESTION)}),
+        question="model",
+        models=models,
+        fallback="a",
+    )
+
+
+class Answering:
+    """A provider that returns a careless value as its response."""
+
+    name = "careless"
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def request(self, request: object) -> Any:
+        return self.value
+
+
+def _decide(value: Any) -> object:
+    return decide_choice(
+        Answering(value),
+        model="mini",
+        question=ChoiceQuestion(**QUESTION),
+        state={},
+        min_confidence=0.5,
+        key="model",
+    )
+
+
+CLIENT = object()  # building a real client takes 30 ms; its settings are checked first anyway
+
+
+def _openai(value: Any) -> object:
+    settings = value if isinstance(value, dict) else {"timeout": value}
+    chosen = {
+        key: settings[key]
+        for key in ("timeout", "max_retries", "temperature", "name")
+        if key in settings
+    }
+    # With a client, any valid setting then raises client_conflict: a coded error too.
+    return OpenAIDecisionProvider(CLIENT, **chosen)  # type: ignore[arg-type]
+
+
+ENTRY_POINTS: list[tuple[str, Callable[..., object], str]] = [
+    ("ContextPolicy.model_validate", ContextPolicy.model_validate, "value"),
+    ("ContextPolicy(**)", ContextPolicy, "kwargs"),
+    ("ContextPolicy.from_json", ContextPolicy.from_json, "json"),
+    ("ContextPolicy.from_toml", ContextPolicy.from_toml, "toml"),
+    ("validate_context_policy", validate_context_policy, "value"),
+    ("process_context", lambda value: process_context(value, [FRAGMENT]), "value"),
+    ("process_context(fragments)", lambda value: process_context(POLICY, value), "value"),
+    ("ModelSpec(**)", ModelSpec, "kwargs"),
+    ("ModelSpec.model_validate", ModelSpec.model_validate, "value"),
+    ("ChoiceQuestion(**)", ChoiceQuestion, "kwargs"),
+    ("Decision.model_validate", Decision.model_validate, "value"),
+    ("ChoiceAnswer.model_validate", ChoiceAnswer.model_validate, "value"),
+    ("DecisionResponse.model_validate", DecisionResponse.model_validate, "value"),
+    ("ContextProcessingReport.model_validate", ContextProcessingReport.model_validate, "value"),
+    ("ModelRouting(models=)", _routing, "value"),
+    ("RoutingContext(**)", RoutingContext, "kwargs"),
+    ("DecisionResponse via decide_choice", _decide, "value"),
+    ("OpenAIDecisionProvider", _openai, "value"),
+]
+TEMPLATES = {
+    "ContextPolicy": POLICY, "process_context": POLICY, "validate": POLICY, "ModelSpec": SPEC,
+    "ChoiceQuestion": QUESTION, "Decision": {"questions": {"model": QUESTION}},
+    "ChoiceAnswer": RESPONSE["answers"]["model"],  # type: ignore[index]
+    "DecisionResponse": RESPONSE, "ModelRouting": {"a": SPEC, "b": "small"},
+    "RoutingContext": {"step": 1, "model": "m", "messages": [], "tools": []},
+    "ContextProcessingReport": {"mode": "audit", "before_chars": 1, "after_chars": 1},
+    "OpenAIDecisionProvider": {"timeout": 5, "max_retries": 1, "temperature": 0.2, "name": "x"},
+}
+
+
+def _template(name: str) -> Any:
+    matches = [prefix for prefix in TEMPLATES if name.startswith(prefix)]
+    return TEMPLATES[max(matches, key=len)] if matches else POLICY
+
+
+def _binds(func: Callable[..., object], kwargs: dict[str, Any]) -> bool:
+    try:
+        inspect.signature(func).bind(**kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+def _call(rng: random.Random, name: str, func: Callable[..., object], style: str) -> None:
+    value = mutate(rng, _template(name)) if rng.random() < 0.7 else careless_value(rng)
+    if style == "kwargs":
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            return
+        if not _binds(func, value):
+            return  # Python's own argument error, exempt
+        func(**value)
+    elif style == "json":
+        func(json_text(rng, value))
+    elif style == "toml":
+        func(toml_text(rng, value))
+    else:
+        func(value)
+
+
+def test_careless_values_raise_only_contextwise_errors() -> None:
+    rng = random.Random(SEED)
+    escaped: list[str] = []
+    calls = 0
+    for _ in range(VALUES):
+        for name, func, style in ENTRY_POINTS:
+            calls += 1
+            try:
+                _call(rng, name, func, style)
+            except ContextwiseError:
+                pass
+            except Exception as exc:  # noqa: BLE001 - the test reports every escape
+                escaped.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
+    assert calls >= 45_000
+    assert not escaped, f"{len(escaped)} escapes, first: " + "\n".join(escaped[:10])
