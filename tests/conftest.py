@@ -15,8 +15,16 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Speed is measured by the benchmarks, never by the tests: on a loaded machine (CI shares two
+# cores) Hypothesis' deadline and "too slow" health check would fail correct code.
+settings.register_profile(
+    "contextwise", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("contextwise")
 
 
 @dataclass(frozen=True)
