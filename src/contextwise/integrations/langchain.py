@@ -100,7 +100,8 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ModelResponse[Any]:
         """Call the model with the policy's context instead of the whole conversation.
 
-        It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`, with sync compressors, apps and callbacks.
+        It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`, with sync compressors,
+        apps and callbacks.
         """
         messages = self._conversation.fit(request.messages)
         return handler(request.override(messages=messages))
