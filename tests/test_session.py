@@ -20,6 +20,7 @@ import pytest
 from contextwise import (
     SESSION_SCHEMA_VERSION,
     ContextSession,
+    Fragment,
     InvalidTypeError,
     InvalidValueError,
     MemoryStore,
@@ -29,6 +30,9 @@ from contextwise import (
     SessionStoreError,
     SQLAlchemyStore,
     SQLiteStore,
+    is_pinned,
+    message_chars,
+    process_context,
 )
 from support.errors import assert_translated
 
@@ -471,3 +475,54 @@ def test_framework_messages_round_trip_through_their_own_json() -> None:
     assert data[0]["__contextwise__"] == "langchain"
     assert data[3]["__contextwise__"] == "pydantic-ai"
     assert data[5] == messages[5] and data[5] is not messages[5]
+
+
+def oldest_out(messages: list[Any], target: int, keep: int) -> list[Any]:
+    """A message-grouping trim written the slow way: the oldest unpinned messages leave, one by
+    one, until the context fits; the newest ``keep`` unpinned ones and the pinned ones stay."""
+    sizes = [message_chars(message) for message in messages]
+    excess = sum(sizes) - target
+    unpinned = [index for index, message in enumerate(messages) if not is_pinned(message)]
+    gone: set[int] = set()
+    for index in unpinned[: max(0, len(unpinned) - keep)]:
+        if excess <= 0:
+            break
+        gone.add(index)
+        excess -= sizes[index]
+    return [message for index, message in enumerate(messages) if index not in gone]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_step_keeps_what_the_engine_keeps_on_the_same_messages(seed: int) -> None:
+    """The session's shortcuts (sizes and roles measured when added, the plain message span, the
+    sum that stops at the removed messages, the memory store's trims) change no outcome: each
+    step keeps exactly what process_context keeps from the same messages, pinned messages in
+    the middle, messages that are not plain and random sizes included."""
+    rng = random.Random(seed)
+    target = rng.choice([40, 120, 400])
+    policy = {**TRIM, "trigger_chars": None, "target_input_chars": target}
+    policy["steps"] = [{**TRIM["steps"][0], "target_chars": target, "keep_groups": seed % 3}]
+    session = ContextSession(policy, MemoryStore(), "chat")
+    context: list[Any] = []
+    added: list[Any] = []
+    for step in range(25):
+        batch: list[Any] = []
+        for _ in range(rng.randint(1, 12)):
+            role = rng.choice(["user", "assistant", "user", "assistant", "system", "developer"])
+            text = f"{len(added) + len(batch)}:" + "x" * rng.randint(0, 60)
+            message: dict[str, Any] = {"role": role, "content": text}
+            if rng.random() < 0.1:
+                message["name"] = "n"  # not plain: the checked path
+            batch.append(message)
+        session.add(batch)
+        added += batch
+        expected = process_context(policy, [Fragment("history", messages=context + batch)])
+        result = session.context()
+        kept = list(result.fragment("history").messages or ())
+        assert kept == list(expected.fragment("history").messages or ()), step
+        assert kept == oldest_out(context + batch, target, seed % 3), step
+        assert result.report == expected.report, step
+        context = kept
+        archived = [item.message for item in session.archive()]
+        assert sorted(map(json.dumps, context + archived)) == sorted(map(json.dumps, added))
+        assert session.messages() == context

@@ -105,7 +105,12 @@ def freeze(value: object) -> Hashable:
     which the caller handles).
     """
     if isinstance(value, dict):
-        return ("dict", frozenset((key, freeze(item)) for key, item in value.items()))
+        try:
+            # The fast path, in C: a flat dict of hashable values (most chat messages). Its tag
+            # differs from the walked form's, so the two forms never collide.
+            return ("flat-dict", frozenset(value.items()))
+        except TypeError:
+            return ("dict", frozenset((key, freeze(item)) for key, item in value.items()))
     if isinstance(value, list):
         return ("list", tuple(freeze(item) for item in value))
     if isinstance(value, tuple):
@@ -195,42 +200,43 @@ def middle_snake(
     delta = n - m
     odd = delta % 2 == 1
     limit = (n + m + 1) // 2
-    offset = limit + 1
-    forward = [0] * (2 * offset + 1)
-    backward = [0] * (2 * offset + 1)
+    # The furthest x reached on each diagonal k, kept in dicts: only O(D) diagonals are ever
+    # visited, so a long list with few differences costs O(D) memory per call, not O(N + M).
+    forward: dict[int, int] = {1: 0}
+    backward: dict[int, int] = {1: 0}
     for d in range(limit + 1):
         for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and forward[offset + k - 1] < forward[offset + k + 1]):
-                x = forward[offset + k + 1]
+            if k == -d or (k != d and forward[k - 1] < forward[k + 1]):
+                x = forward[k + 1]
             else:
-                x = forward[offset + k - 1] + 1
+                x = forward[k - 1] + 1
             y = x - k
             start_x, start_y = x, y
             while x < n and y < m and old[old_lo + x] == new[new_lo + y]:
                 x += 1
                 y += 1
-            forward[offset + k] = x
+            forward[k] = x
             if (
                 odd
                 and delta - (d - 1) <= k <= delta + (d - 1)
-                and forward[offset + k] + backward[offset + delta - k] >= n
+                and forward[k] + backward[delta - k] >= n
             ):
                 return old_lo + start_x, new_lo + start_y, old_lo + x, new_lo + y
         for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and backward[offset + k - 1] < backward[offset + k + 1]):
-                x = backward[offset + k + 1]
+            if k == -d or (k != d and backward[k - 1] < backward[k + 1]):
+                x = backward[k + 1]
             else:
-                x = backward[offset + k - 1] + 1
+                x = backward[k - 1] + 1
             y = x - k
             start_x, start_y = x, y
             while x < n and y < m and old[old_hi - 1 - x] == new[new_hi - 1 - y]:
                 x += 1
                 y += 1
-            backward[offset + k] = x
+            backward[k] = x
             if (
                 not odd
                 and -d <= delta - k <= d
-                and backward[offset + k] + forward[offset + delta - k] >= n
+                and backward[k] + forward[delta - k] >= n
             ):
                 return old_hi - x, new_hi - y, old_hi - start_x, new_hi - start_y
     raise AssertionError("a middle snake always exists")  # pragma: no cover

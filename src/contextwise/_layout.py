@@ -166,10 +166,9 @@ def profile_known(
         if items and set(map(len, items)) == {2}:
             roles: list[object] = list(map(get, items, repeat("role")))
             role_set = set(roles)
-            if (
-                role_set <= PLAIN_ROLES
-                and set(map(type, map(get, items, repeat("content")))) == {str}
-            ):
+            if role_set <= PLAIN_ROLES and set(map(type, map(get, items, repeat("content")))) == {
+                str
+            }:
                 pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
                 return Profile(sizes, roles, True, pinned_roles)
     except TypeError:
@@ -194,19 +193,19 @@ def pinned_indices(
 ) -> list[int]:
     """The sorted indices of the ``wanted`` (pinned) roles among ``roles[start:stop]``."""
     stop = len(roles) if stop is None else stop
+    window = roles if start == 0 and stop == len(roles) else roles[start:stop]
     found: list[int] = []
     for role in wanted:
-        position = start
-        # list.index scans at C speed; pinned messages are few, usually only the first.
-        for _ in range(64):
-            try:
-                position = roles.index(role, position, stop)
-            except ValueError:
-                break
-            found.append(position)
+        # Counted and found at C speed; pinned messages are few, usually only the first.
+        hits = window.count(role)
+        if hits > 64:
+            found.extend(start + index for index in indices_of(window, role))
+            continue
+        position = 0
+        for _ in range(hits):
+            position = window.index(role, position)
+            found.append(start + position)
             position += 1
-        else:
-            found.extend(position + index for index in indices_of(roles[position:stop], role))
     found.sort()
     return found
 
@@ -370,8 +369,9 @@ def pinned_between(pinned: list[int], start: int, stop: int) -> list[int]:
     return pinned[bisect_left(pinned, start) : bisect_left(pinned, stop)]
 
 
-CHUNK = 4096
-"""How many values :func:`reach` adds up at C speed before it checks the running sum."""
+CHUNK = 64
+"""How many values :func:`reach` first adds up at C speed before it checks the running sum; each
+next slice is twice as long, so the sum reads little more than the values it passes."""
 
 Span: TypeAlias = tuple[int, int, Callable[[int], int], list[int]]
 
@@ -388,6 +388,8 @@ def removable_span(
     """
     if profile.plain and grouping == "user-turn":
         return plain_turn_span(profile.roles, keep_groups, profile.pinned_roles)
+    if profile.plain and grouping == "message":
+        return plain_message_span(profile.roles, keep_groups, profile.pinned_roles)
     firsts, ends, pinned = older_groups(messages, grouping, keep_groups, profile)
     if not ends:
         return None
@@ -429,6 +431,38 @@ def plain_turn_span(
     return first, end, group_end, pinned_indices(roles, first, end, pinned_roles)
 
 
+def plain_message_span(
+    roles: list[object], keep_groups: int, pinned_roles: tuple[str, ...]
+) -> Span | None:
+    """:func:`removable_span` for messages without tool calls grouped by message: each message
+    is a group, the pinned ones stay, and the newest ``keep_groups`` unpinned ones stay too."""
+    pinned = pinned_indices(roles, wanted=pinned_roles)
+    removable = len(roles) - len(pinned) - keep_groups
+    if removable <= 0:
+        return None
+    first, last = unpinned_at(pinned, 0), unpinned_at(pinned, removable - 1)
+    end = last + 1
+    pinned_set = set(pinned)
+
+    def group_end(index: int) -> int:
+        while index in pinned_set:
+            index += 1
+        return index + 1
+
+    return first, end, group_end, pinned_between(pinned, first, end)
+
+
+def unpinned_at(pinned: list[int], rank: int) -> int:
+    """The index of the unpinned message of rank ``rank`` (from 0), given the sorted pinned
+    indices."""
+    index = rank
+    for position in pinned:
+        if position > index:
+            break
+        index += 1
+    return index
+
+
 def nth_last(values: list[object], wanted: object, count: int, start: int) -> int | None:
     """The index of the ``count``-th last ``wanted`` in ``values[start:]``, or ``None``.
 
@@ -462,14 +496,15 @@ def reach(values: list[int], start: int, stop: int, excess: int, stay: list[int]
             values[index - start] = 0
         offset, start, stop = start, 0, stop - start
     running = 0
+    size = CHUNK
     while start < stop:
-        chunk = values[start : min(start + CHUNK, stop)]
-        total = sum(chunk)
-        if running + total >= excess:
-            sums = list(accumulate(chunk, initial=running))
+        end = min(start + size, stop)
+        sums = list(accumulate(values[start:end], initial=running))
+        running = sums[-1]
+        if running >= excess:
             return offset + start + bisect_left(sums, excess, 1) - 1
-        running += total
-        start += CHUNK
+        start = end
+        size *= 2
     return None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from contextwise._effects import Effects, run_async, run_sync
@@ -218,6 +219,53 @@ def context_effects(
     """
     checked_policy = coerce_policy(policy)
     items = coerce_fragments(fragments)
+    setup = prepare_run(
+        checked_policy,
+        items,
+        counter=counter,
+        budget=budget,
+        compressors=compressors,
+        apps=apps,
+        decision_provider=decision_provider,
+        step_timeout=step_timeout,
+        part_estimate=part_estimate,
+    )
+    result: ContextResult = yield from run_effects(setup, items, known_sizes, removed_by)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class RunSetup:
+    """Everything a run needs besides its fragments, checked: what :func:`prepare_run` returns.
+
+    A caller that runs one policy many times with the same functions (a session) prepares it
+    once and gives it to :func:`run_effects` on each run.
+    """
+
+    policy: ContextPolicy
+    context: StepContext
+    budget_limit: int | None
+    decision_provider: DecisionProvider | None
+
+
+def prepare_run(
+    policy: ContextPolicy,
+    fragments: Sequence[Fragment],
+    *,
+    counter: object | None = None,
+    budget: object | None = None,
+    compressors: Mapping[str, Compressor] | None = None,
+    apps: Mapping[str, AppMutation] | None = None,
+    decision_provider: DecisionProvider | None = None,
+    step_timeout: float | None = None,
+    part_estimate: PartEstimate | None = None,
+) -> RunSetup:
+    """Check a run's arguments against the policy and the fragments, in the order
+    :func:`context_effects` documents, and keep what the run needs.
+
+    The fragments are only matched against the steps (ids and fields); runs with other
+    fragments of the same ids and fields may share the setup.
+    """
     token_counter: TokenCounter | None = None if counter is None else as_token_counter(counter)
     budget_limit = _budget_limit(budget, token_counter)
     compressor_map = _functions(compressors, "invalid_compressor", "compressor")
@@ -229,9 +277,9 @@ def context_effects(
     ):
         raise PolicyConfigurationError("invalid_step_timeout", value=repr(step_timeout))
     validate_context_policy(
-        checked_policy, compressor_map, app_map, counter=token_counter, fragments=items
+        policy, compressor_map, app_map, counter=token_counter, fragments=fragments
     )
-    if isinstance(checked_policy.selection, ModelSelection):
+    if isinstance(policy.selection, ModelSelection):
         if decision_provider is None:
             raise PolicyConfigurationError("decision_provider_required")
         if not isinstance(decision_provider, DecisionProvider):
@@ -244,12 +292,23 @@ def context_effects(
         apps=app_map,
         default_timeout=None if step_timeout is None else float(step_timeout),
     )
+    return RunSetup(policy, context, budget_limit, decision_provider)
+
+
+def run_effects(
+    setup: RunSetup,
+    fragments: list[Fragment],
+    known_sizes: Mapping[str, KnownSizes] | None = None,
+    removed_by: dict[int, str] | None = None,
+) -> Effects[ContextResult]:
+    """Run a prepared policy on fragments that :func:`prepare_run` checked (or that have the same
+    ids and fields): see :func:`context_effects` for ``known_sizes`` and ``removed_by``."""
     result: ContextResult = yield from _core(
-        checked_policy,
-        items,
-        context,
-        budget_limit,
-        decision_provider,
+        setup.policy,
+        fragments,
+        setup.context,
+        setup.budget_limit,
+        setup.decision_provider,
         known_sizes or {},
         removed_by,
     )

@@ -41,7 +41,7 @@ DEFAULT_INSTRUCTIONS = (
 """The question put to the decision model when a ``model`` selection gives no instructions."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Limits:
     """The effective limits of a run: triggers and targets in characters and tokens."""
 

@@ -76,7 +76,7 @@ class Measure:
         return profile_messages(messages, sizes, self.part_estimate)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FragState:
     """A fragment with its measured sizes; ``version`` changes with every committed change."""
 
@@ -93,13 +93,16 @@ class FragState:
         return [] if self.profile is None else self.profile.sizes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KnownSizes:
     """The sizes of a fragment's messages, measured before (by a session, when they were added),
     so that a run does not measure them again."""
 
     chars: Sequence[int]
     tokens: Sequence[int] | None
+    roles: Sequence[object] | None = None
+    """The messages' roles when every message is a plain ``{role, content: str}`` dict with one
+    of the plain roles (as found when they were added): nothing is read of the messages."""
 
 
 def measure_fragment(
@@ -111,7 +114,10 @@ def measure_fragment(
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
     messages = fragment.messages or ()
-    profile = measure.profile(messages, None if known is None else known.chars)
+    if known is not None and known.roles is not None and len(known.roles) == len(messages):
+        profile = Profile(list(known.chars), list(known.roles), True)
+    else:
+        profile = measure.profile(messages, None if known is None else known.chars)
     token_sizes = (
         list(known.tokens)
         if known is not None and known.tokens is not None and measure.counter is not None
@@ -127,7 +133,7 @@ def measure_fragment(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Splice:
     """How a trim or a compression changes a list of messages: the messages from ``start`` to
     ``stop`` leave, except the pinned ones at ``stay``, and ``added`` new ones take their place."""
@@ -148,7 +154,7 @@ class Splice:
         return splice(origin, self.start, self.stop, self.stay, [origin[self.start]] * self.added)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Remap:
     """How an app changes a list of messages: for each new message, the index of the message it
     keeps (``None`` for a new one), and the indices of the messages that leave."""
@@ -190,7 +196,7 @@ def in_input_order(
     return [item for _, item in keyed]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
     """What a step would do: its new state (``None`` when it changes nothing), change, removals,
     and, for messages, the edit that turns the old list into the new one."""

@@ -14,14 +14,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from operator import is_
+from operator import attrgetter, is_, itemgetter
 from typing import Any
 
 from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise._layout import PLAIN_ROLES
 from contextwise.decision.schema import DecisionProvider
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.messages import layout_messages, message_text
-from contextwise.policy.engine import AppMutation, Compressor, context_effects
+from contextwise.policy.engine import AppMutation, Compressor, RunSetup, prepare_run, run_effects
 from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import ContextPolicy, coerce_policy
 from contextwise.policy.steps import KnownSizes, Measure
@@ -64,12 +65,46 @@ class ArchivedMessage:
 
 
 @dataclass(slots=True)
-class _Entry:
-    """A message of the cached context: as stored, decoded, and its tokens for this counter."""
+class _Cache:
+    """The cached context, as parallel lists that are never changed in place (a run keeps the
+    one it started from): each message as stored and decoded, its characters, its tokens for
+    this counter, and the roles when every message is plain (else ``None``)."""
 
-    stored: StoredMessage
-    message: Any
-    tokens: int | None
+    stored: list[StoredMessage]
+    messages: list[Any]
+    chars: list[int]
+    tokens: list[int] | None
+    roles: list[object] | None
+
+    def __add__(self, other: _Cache) -> _Cache:
+        return _Cache(
+            self.stored + other.stored,
+            self.messages + other.messages,
+            self.chars + other.chars,
+            None if self.tokens is None or other.tokens is None else self.tokens + other.tokens,
+            None if self.roles is None or other.roles is None else self.roles + other.roles,
+        )
+
+    def without(self, start: int, stop: int) -> _Cache:
+        """The cache without the messages from ``start`` to ``stop``."""
+        return _Cache(
+            self.stored[:start] + self.stored[stop:],
+            self.messages[:start] + self.messages[stop:],
+            self.chars[:start] + self.chars[stop:],
+            None if self.tokens is None else self.tokens[:start] + self.tokens[stop:],
+            None if self.roles is None else self.roles[:start] + self.roles[stop:],
+        )
+
+    def picked(self, indices: Sequence[int]) -> _Cache:
+        """The cache of the messages at ``indices``, in that order."""
+        tokens, roles = self.tokens, self.roles
+        return _Cache(
+            [self.stored[index] for index in indices],
+            [self.messages[index] for index in indices],
+            [self.chars[index] for index in indices],
+            None if tokens is None else [tokens[index] for index in indices],
+            None if roles is None else [roles[index] for index in indices],
+        )
 
 
 class ContextSession:
@@ -163,7 +198,8 @@ class ContextSession:
         }
         self._version: int | None = None
         self._last_item = 0
-        self._entries: list[_Entry] = []
+        self._cache = self._empty()
+        self._setup: tuple[tuple[object, object], RunSetup] | None = None
 
     @property
     def session_id(self) -> str:
@@ -380,85 +416,104 @@ class ContextSession:
             )
         if not messages:
             return
-        entries = self._measure(messages)
-        stored: list[StoredMessage] = yield from call(
-            store.append, self._session_id, [entry.stored for entry in entries]
-        )
+        added = self._measure(messages)
+        stored: list[StoredMessage] = yield from call(store.append, self._session_id, added.stored)
         if self._version is not None and stored[0].item_id == self._last_item + 1:
-            for entry, item in zip(entries, stored, strict=True):
-                entry.stored = item
-            self._entries.extend(entries)
+            self._cache += _Cache(stored, added.messages, added.chars, added.tokens, added.roles)
             self._last_item = stored[-1].item_id
 
-    def _measure(self, messages: Sequence[Any]) -> list[_Entry]:
+    def _empty(self) -> _Cache:
+        return _Cache([], [], [], None if self._counter is None else [], [])
+
+    def _measure(self, messages: Sequence[Any]) -> _Cache:
         """Encode messages for the store and measure each once: characters, and tokens."""
-        values, decoded = encode_messages(messages)
-        sizes = layout_messages(decoded, "message").sizes
+        plain = _plain_messages(messages)
+        roles: list[object] | None
+        if plain is None:
+            values, decoded = encode_messages(messages)
+            sizes = layout_messages(decoded, "message").sizes
+            roles = None
+        else:
+            values, sizes, roles = plain
+            decoded = values
         counter = self._counter
-        counter_id = None if counter is None else str(counter.id)
-        entries: list[_Entry] = []
-        for value, message, chars in zip(values, decoded, sizes, strict=True):
-            tokens = None if counter is None else _count(counter, message)
-            stored = StoredMessage(0, 0.0, value, chars, tokens, counter_id)
-            entries.append(_Entry(stored, message, tokens))
-        return entries
+        if counter is None:
+            stored = [
+                StoredMessage(0, 0.0, value, chars, None, None)
+                for value, chars in zip(values, sizes, strict=True)
+            ]
+            return _Cache(stored, decoded, sizes, None, roles)
+        counter_id = str(counter.id)
+        tokens = [_count(counter, message) for message in decoded]
+        stored = [
+            StoredMessage(0, 0.0, value, chars, count, counter_id)
+            for value, chars, count in zip(values, sizes, tokens, strict=True)
+        ]
+        return _Cache(stored, decoded, sizes, tokens, roles)
 
     def _refresh(self, store: Any) -> Effects[None]:
         since = None if self._version is None else (self._version, self._last_item)
         snapshot: SessionSnapshot = yield from call(store.read, self._session_id, since)
-        entries = [self._entry(item) for item in snapshot.items]
-        if snapshot.complete:
-            self._entries = entries
-        else:
-            self._entries.extend(entries)
+        if snapshot.items or snapshot.complete:
+            read = self._read(snapshot.items)
+            self._cache = read if snapshot.complete else self._cache + read
         self._version, self._last_item = snapshot.version, snapshot.last_item
 
-    def _entry(self, item: StoredMessage) -> _Entry:
-        message = decode_message(item.data)
+    def _read(self, items: list[StoredMessage]) -> _Cache:
+        """The cache of stored messages: decoded, with their tokens for this counter."""
+        messages = [decode_message(item.data) for item in items]
         counter = self._counter
-        if counter is None:
-            return _Entry(item, message, None)
-        if item.tokens is not None and item.counter_id == str(counter.id):
-            return _Entry(item, message, item.tokens)
-        return _Entry(item, message, _count(counter, message))
+        tokens: list[int] | None = None
+        if counter is not None:
+            counter_id = str(counter.id)
+            tokens = [
+                item.tokens
+                if item.tokens is not None and item.counter_id == counter_id
+                else _count(counter, message)
+                for item, message in zip(items, messages, strict=True)
+            ]
+        plain = _plain_messages(messages) if messages else None
+        roles = [] if not messages else None if plain is None else plain[2]
+        return _Cache(list(items), messages, [item.chars for item in items], tokens, roles)
 
     def _messages(self, store: Any) -> Effects[list[Any]]:
         yield from self._refresh(store)
-        return [entry.message for entry in self._entries]
+        return list(self._cache.messages)
+
+    def _run_setup(self) -> RunSetup:
+        """The checked run of the policy, prepared again only when the functions changed."""
+        options = self._options
+        functions = (_snapshot(options["compressors"]), _snapshot(options["apps"]))
+        if self._setup is None or self._setup[0] != functions:
+            template = [Fragment(self._fragment_id, messages=[])]
+            self._setup = (functions, prepare_run(self._policy, template, **options))
+        return self._setup[1]
 
     def _context(self, store: Any) -> Effects[ContextResult]:
         yield from self._refresh(store)
-        entries = list(self._entries)
-        fragment = Fragment(self._fragment_id, messages=[entry.message for entry in entries])
-        counted = self._counter is not None
-        known = KnownSizes(
-            chars=[entry.stored.chars for entry in entries],
-            tokens=[entry.tokens or 0 for entry in entries] if counted else None,
-        )
+        setup = self._run_setup()
+        cache = self._cache
+        fragment = Fragment(self._fragment_id, messages=cache.messages)
+        known = KnownSizes(chars=cache.chars, tokens=cache.tokens, roles=cache.roles)
         removed_by: dict[int, str] = {}
-        result = yield from context_effects(
-            self._policy,
-            [fragment],
-            known_sizes={self._fragment_id: known},
-            removed_by=removed_by,
-            **self._options,
-        )
+        result = yield from run_effects(setup, [fragment], {self._fragment_id: known}, removed_by)
         if self._policy.mode != "reduce" or not any(
             change.status == "applied" for change in result.report.changes
         ):
             return result
-        plan = _plan_change(self, entries, result, removed_by)
+        plan = _plan_change(self, cache, result, removed_by)
         try:
             version, created = yield from call(store.commit, self._session_id, plan.change)
         except BaseException:
             self._version = None
             raise
+        context = plan.context
         if created:
             placeholders = [item for entry in plan.change.entries for item in entry.created]
             stored_as = {id(item): new for item, new in zip(placeholders, created, strict=True)}
-            for entry in plan.context:
-                entry.stored = stored_as.get(id(entry.stored), entry.stored)
-        self._entries = plan.context
+            stored = [stored_as.get(id(item), item) for item in context.stored]
+            context = _Cache(stored, context.messages, context.chars, context.tokens, context.roles)
+        self._cache = context
         self._version = version
         return result
 
@@ -493,21 +548,26 @@ class ContextSession:
             self._version = None
         yield from self._refresh(store)
         wanted = set(archived)
-        return [entry.message for entry in self._entries if entry.stored.item_id in wanted]
+        cache = self._cache
+        return [
+            message
+            for item, message in zip(cache.stored, cache.messages, strict=True)
+            if item.item_id in wanted
+        ]
 
 
 # --- planning a stored change -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Plan:
     change: SessionChange
-    context: list[_Entry]
+    context: _Cache
 
 
 def _plan_change(
     session: ContextSession,
-    entries: list[_Entry],
+    cache: _Cache,
     result: ContextResult,
     removed_by: Mapping[int, str],
 ) -> _Plan:
@@ -515,29 +575,29 @@ def _plan_change(
     new_messages = result.fragment(session._fragment_id).messages or ()
     applied = [change.id for change in result.report.changes if change.status == "applied"]
     creator = applied[-1]
-    matched = _match_in_order(entries, new_messages)
+    matched = _match_in_order(cache, new_messages)
+    moved: list[tuple[int, float]] = []
+    created: list[StoredMessage] = []
     if matched is None:
-        by_identity = {id(entry.message): entry for entry in entries}
-        context = [
-            by_identity.get(id(message)) or session._measure([message])[0]
-            for message in new_messages
-        ]
-        kept = {id(entry.message) for entry in context}
-        removed = [entry for entry in entries if id(entry.message) not in kept]
-        moved = _place_new(context, session._last_item)
+        context, removed, removed_messages = _rebuild(session, cache, new_messages)
+        placed, moved = _place_new(context.stored, session._last_item)
+        context = _Cache(placed, context.messages, context.chars, context.tokens, context.roles)
+        created = [item for item in placed if item.item_id == 0]
     else:
-        context, removed = matched
-        moved = []
+        context, removed, removed_messages = matched
     steps: dict[str, ChangeEntry] = {}
-    # A message that one step of this run made and a later one took out (a summary trimmed at
-    # once) was never in a context: it is not kept.
-    for entry in removed:
-        step = removed_by.get(id(entry.message), creator)
-        change_entry = steps.get(step)
-        if change_entry is None:
-            change_entry = steps[step] = ChangeEntry(step)
-        change_entry.archived.append(entry.stored.item_id)
-    created = [entry.stored for entry in context if entry.stored.item_id == 0]
+    if set(removed_by.values()) <= {creator}:
+        if removed:
+            steps[creator] = ChangeEntry(creator, list(map(_ITEM_ID, removed)))
+    else:
+        # A message that one step of this run made and a later one took out (a summary trimmed
+        # at once) was never in a context: it is not kept.
+        for item, message in zip(removed, removed_messages, strict=True):
+            step = removed_by.get(id(message), creator)
+            change_entry = steps.get(step)
+            if change_entry is None:
+                change_entry = steps[step] = ChangeEntry(step)
+            change_entry.archived.append(item.item_id)
     if created:
         steps.setdefault(creator, ChangeEntry(creator)).created.extend(created)
     ordered = [steps[step] for step in dict.fromkeys([*applied, *steps]) if step in steps]
@@ -550,68 +610,108 @@ def _plan_change(
     return _Plan(change, context)
 
 
+_ITEM_ID = attrgetter("item_id")
+_ROLE = itemgetter("role")
+_CONTENT = itemgetter("content")
+
+
 def _match_in_order(
-    entries: list[_Entry], new_messages: Sequence[Any]
-) -> tuple[list[_Entry], list[_Entry]] | None:
-    """The kept and the removed entries when the new messages are entries kept in order (trims
-    only remove); ``None`` when a message is new or moved."""
-    count, size = len(entries), len(new_messages)
+    cache: _Cache, new_messages: Sequence[Any]
+) -> tuple[_Cache, list[StoredMessage], list[Any]] | None:
+    """The kept cache, and the removed messages as stored and as given, when the new messages
+    are cached messages kept in order (trims only remove); ``None`` when a message is new or
+    moved."""
+    messages = cache.messages
+    count, size = len(messages), len(new_messages)
     prefix = 0
-    while prefix < size and prefix < count and entries[prefix].message is new_messages[prefix]:
+    while prefix < size and prefix < count and messages[prefix] is new_messages[prefix]:
         prefix += 1
     tail = size - prefix
     # The usual trim: the pinned head stays, then the newest messages; checked at C speed.
-    if tail <= count - prefix and all(
-        map(is_, new_messages[prefix:], (entry.message for entry in entries[count - tail :]))
-    ):
-        return entries[:prefix] + entries[count - tail :], entries[prefix : count - tail]
-    kept: list[_Entry] = []
-    removed: list[_Entry] = []
+    if tail <= count - prefix and all(map(is_, new_messages[prefix:], messages[count - tail :])):
+        cut = count - tail
+        return cache.without(prefix, cut), cache.stored[prefix:cut], messages[prefix:cut]
+    kept: list[int] = []
+    removed: list[int] = []
     index = 0
     for message in new_messages:
-        while index < count and entries[index].message is not message:
-            removed.append(entries[index])
+        while index < count and messages[index] is not message:
+            removed.append(index)
             index += 1
         if index == count:
             return None
-        kept.append(entries[index])
+        kept.append(index)
         index += 1
-    removed.extend(entries[index:])
-    return kept, removed
+    removed.extend(range(index, count))
+    return (
+        cache.picked(kept),
+        [cache.stored[index] for index in removed],
+        [messages[index] for index in removed],
+    )
 
 
-def _place_new(context: list[_Entry], last_item: int) -> list[tuple[int, float]]:
+def _rebuild(
+    session: ContextSession, cache: _Cache, new_messages: Sequence[Any]
+) -> tuple[_Cache, list[StoredMessage], list[Any]]:
+    """The new context when messages are new or moved: the cached ones are found by identity,
+    the new ones measured (with a placeholder record); and the cached messages that left."""
+    known = {id(message): index for index, message in enumerate(cache.messages)}
+    combined = cache
+    indices: list[int] = []
+    for message in new_messages:
+        index = known.get(id(message))
+        if index is None:
+            index = len(combined.messages)
+            combined += session._measure([message])
+        indices.append(index)
+    context = combined.picked(indices)
+    if context.roles is None:
+        plain = _plain_messages(context.messages) if context.messages else None
+        roles = [] if not context.messages else None if plain is None else plain[2]
+        context = _Cache(context.stored, context.messages, context.chars, context.tokens, roles)
+    kept = {id(message) for message in context.messages}
+    gone = [index for index, message in enumerate(cache.messages) if id(message) not in kept]
+    return (
+        context,
+        [cache.stored[index] for index in gone],
+        [cache.messages[index] for index in gone],
+    )
+
+
+def _place_new(
+    stored: list[StoredMessage], last_item: int
+) -> tuple[list[StoredMessage], list[tuple[int, float]]]:
     """Give the new messages of a context positions between their neighbours.
 
     When an app reordered the kept messages, every message gets a new position instead, and the
     kept ones are returned as moved.
     """
-    kept = [entry.stored for entry in context if entry.stored.item_id]
-    keys = [(item.position, item.item_id) for item in kept]
+    keys = [(item.position, item.item_id) for item in stored if item.item_id]
+    placed = list(stored)
     if keys != sorted(keys):
         low = min(position for position, _ in keys) - 1.0
-        step = (last_item + 1.0 - low) / (len(context) + 1)
+        step = (last_item + 1.0 - low) / (len(stored) + 1)
         moved: list[tuple[int, float]] = []
-        for index, entry in enumerate(context):
+        for index, item in enumerate(stored):
             position = low + step * (index + 1)
-            if entry.stored.item_id:
-                moved.append((entry.stored.item_id, position))
-            entry.stored = _with_position(entry.stored, position)
-        return moved
+            if item.item_id:
+                moved.append((item.item_id, position))
+            placed[index] = _with_position(item, position)
+        return placed, moved
     previous: float | None = None
-    for index, entry in enumerate(context):
-        if entry.stored.item_id:
-            previous = entry.stored.position
+    for index, item in enumerate(stored):
+        if item.item_id:
+            previous = item.position
             continue
         following = next(
-            (other.stored.position for other in context[index + 1 :] if other.stored.item_id),
+            (other.position for other in stored[index + 1 :] if other.item_id),
             None,
         )
         high = float(last_item + 1) if following is None else following
         low = high - 1.0 if previous is None else previous
         previous = (low + high) / 2
-        entry.stored = _with_position(entry.stored, previous)
-    return []
+        placed[index] = _with_position(item, previous)
+    return placed, []
 
 
 def _with_position(item: StoredMessage, position: float) -> StoredMessage:
@@ -628,6 +728,29 @@ def _with_position(item: StoredMessage, position: float) -> StoredMessage:
 
 def _count(counter: TokenCounter, message: Any) -> int:
     return Measure(counter).text_tokens(message_text(message))
+
+
+def _plain_messages(
+    messages: Sequence[Any],
+) -> tuple[list[dict[str, str]], list[int], list[object]] | None:
+    """Copies, characters and roles of messages that are all plain ``{role, content: str}``
+    dicts with a plain role (what the layout's fast path measures), found at C speed; ``None``
+    when one is not."""
+    try:
+        if set(map(len, messages)) != {2}:
+            return None
+        roles: list[object] = list(map(_ROLE, messages))
+        contents: list[Any] = list(map(_CONTENT, messages))
+        if not set(roles) <= PLAIN_ROLES or set(map(type, contents)) != {str}:
+            return None
+        return list(map(dict.copy, messages)), list(map(len, contents)), roles
+    except Exception:  # noqa: BLE001 - not all plain dicts: the checked path reports the problem
+        return None
+
+
+def _snapshot(functions: object) -> object:
+    """What the functions a session was given are now, to see whether they changed."""
+    return dict(functions) if isinstance(functions, Mapping) else functions
 
 
 class _Threaded:

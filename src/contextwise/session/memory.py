@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import repeat
+from operator import attrgetter
+from typing import TypeAlias
 
 from contextwise.errors import SessionConflictError
 from contextwise.session.records import (
@@ -15,14 +19,20 @@ from contextwise.session.records import (
     StoredMessage,
 )
 
+_ITEM_ID = attrgetter("item_id")
+
+_Archived: TypeAlias = tuple[str, datetime, dict[int, StoredMessage]]
+
 
 @dataclass
 class _Session:
     version: int = 0
     last_item: int = 0
     last_change: int = 0
-    context: list[StoredMessage] = field(default_factory=list)
-    archived: dict[int, tuple[StoredMessage, int, str, datetime]] = field(default_factory=dict)
+    context: dict[int, StoredMessage] = field(default_factory=dict)
+    """The context by item id, in context order: a trim removes only its own messages."""
+    archived: dict[int, _Archived] = field(default_factory=dict)
+    """The archived messages by change id: the step, the time, and the messages by item id."""
 
 
 class MemoryStore:
@@ -56,9 +66,10 @@ class MemoryStore:
             if session is None:
                 return SessionSnapshot(0, 0, [])
             if since is None or since[0] != session.version:
-                return SessionSnapshot(session.version, session.last_item, list(session.context))
+                items = list(session.context.values())
+                return SessionSnapshot(session.version, session.last_item, items)
             added: list[StoredMessage] = []
-            for item in reversed(session.context):
+            for item in reversed(session.context.values()):
                 if item.created_by is not None:
                     continue
                 if item.item_id <= since[1]:
@@ -73,11 +84,12 @@ class MemoryStore:
             session = self._sessions.setdefault(session_id, _Session())
             first = session.last_item + 1
             stored = list(items)
-            for offset, item in enumerate(stored):
-                item.item_id = item_id = first + offset
-                item.position = float(item_id)
-                item.created_by = None
-            session.context.extend(stored)
+            ids = range(first, first + len(stored))
+            # Fills in the placeholders at C speed: ids, positions, and no creating change.
+            deque(map(setattr, stored, repeat("item_id"), ids), maxlen=0)
+            deque(map(setattr, stored, repeat("position"), map(float, ids)), maxlen=0)
+            deque(map(setattr, stored, repeat("created_by"), repeat(None)), maxlen=0)
+            session.context.update(zip(ids, stored, strict=True))
             session.last_item += len(stored)
             return stored
 
@@ -98,46 +110,55 @@ class MemoryStore:
                 and not any(entry.created for entry in change.entries)
             ):
                 return self._archive_only(session, change)
-            context = {item.item_id: item for item in session.context}
-            if change.restored is not None:
-                for item_id, (item, change_id, _, _) in list(session.archived.items()):
-                    if change_id == change.restored:
-                        context[item_id] = item
-                        del session.archived[item_id]
-            created: list[StoredMessage] = []
-            for entry in change.entries:
-                session.last_change += 1
-                for item_id in entry.archived:
-                    item = context.pop(item_id)
-                    session.archived[item_id] = (item, session.last_change, entry.step, change.at)
-                for item in entry.created:
-                    session.last_item += 1
-                    new = replace(item, item_id=session.last_item, created_by=session.last_change)
-                    context[new.item_id] = new
-                    created.append(new)
-            for item_id, position in change.moved:
-                context[item_id] = replace(context[item_id], position=position)
-            session.context = sorted(
-                context.values(), key=lambda item: (item.position, item.item_id)
-            )
-            session.version += 1
-            return session.version, created
+            return self._apply(session, change)
+
+    @staticmethod
+    def _apply(session: _Session, change: SessionChange) -> tuple[int, list[StoredMessage]]:
+        """Apply any change: nothing is stored until every part of it is known to apply."""
+        context = dict(session.context)
+        restored = None if change.restored is None else session.archived.get(change.restored)
+        if restored is not None:
+            context.update(restored[2])
+        last_change, last_item = session.last_change, session.last_item
+        archived: dict[int, _Archived] = {}
+        created: list[StoredMessage] = []
+        for entry in change.entries:
+            last_change += 1
+            items = {item_id: context.pop(item_id) for item_id in entry.archived}
+            if items:
+                archived[last_change] = (entry.step, change.at, items)
+            for item in entry.created:
+                last_item += 1
+                new = replace(item, item_id=last_item, created_by=last_change)
+                context[new.item_id] = new
+                created.append(new)
+        for item_id, position in change.moved:
+            context[item_id] = replace(context[item_id], position=position)
+        ordered = sorted(context.values(), key=lambda item: (item.position, item.item_id))
+        if change.restored is not None:
+            session.archived.pop(change.restored, None)
+        session.archived.update(archived)
+        session.context = {item.item_id: item for item in ordered}
+        session.last_change, session.last_item = last_change, last_item
+        session.version += 1
+        return session.version, created
 
     @staticmethod
     def _archive_only(session: _Session, change: SessionChange) -> tuple[int, list[StoredMessage]]:
-        """A change that only takes messages out (a trim): the context keeps its order."""
-        owner: dict[int, tuple[int, str]] = {}
+        """A change that only takes messages out (a trim): the context keeps its order, and only
+        the messages that leave are touched."""
+        context = session.context
         for entry in change.entries:
             session.last_change += 1
-            owner.update(dict.fromkeys(entry.archived, (session.last_change, entry.step)))
-        kept: list[StoredMessage] = []
-        for item in session.context:
-            found = owner.get(item.item_id)
-            if found is None:
-                kept.append(item)
-            else:
-                session.archived[item.item_id] = (item, found[0], found[1], change.at)
-        session.context = kept
+            # Taken out at C speed; an id that is not in the context (any more) is passed over.
+            items = list(filter(None, map(context.pop, entry.archived, repeat(None))))
+            if items:
+                ids = map(_ITEM_ID, items)
+                session.archived[session.last_change] = (
+                    entry.step,
+                    change.at,
+                    dict(zip(ids, items, strict=True)),
+                )
         session.version += 1
         return session.version, []
 
@@ -145,10 +166,11 @@ class MemoryStore:
         """Read a session's archived messages, by change, then in context order."""
         with self._lock:
             session = self._sessions.get(session_id)
-            entries = [] if session is None else list(session.archived.values())
-        entries.sort(key=lambda entry: (entry[1], entry[0].position, entry[0].item_id))
+            changes = [] if session is None else sorted(session.archived.items())
         return [
-            StoredArchiveItem(item, change_id, step, at) for item, change_id, step, at in entries
+            StoredArchiveItem(item, change_id, step, at)
+            for change_id, (step, at, items) in changes
+            for item in _in_order(items)
         ]
 
     def change_items(self, session_id: str, change_id: int) -> tuple[list[int], list[int]]:
@@ -157,9 +179,14 @@ class MemoryStore:
             session = self._sessions.get(session_id)
             if session is None:
                 return [], []
-            archived = sorted(
-                (item for item, owner, _, _ in session.archived.values() if owner == change_id),
-                key=lambda item: (item.position, item.item_id),
-            )
-            created = [item.item_id for item in session.context if item.created_by == change_id]
+            found = session.archived.get(change_id)
+            archived = [] if found is None else _in_order(found[2])
+            created = [
+                item.item_id for item in session.context.values() if item.created_by == change_id
+            ]
         return [item.item_id for item in archived], created
+
+
+def _in_order(items: dict[int, StoredMessage]) -> list[StoredMessage]:
+    """Archived messages in their context order."""
+    return sorted(items.values(), key=lambda item: (item.position, item.item_id))
