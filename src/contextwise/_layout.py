@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import accumulate, compress, repeat
-from operator import eq, itemgetter
+from operator import concat, eq, itemgetter
 from typing import Any, Final, TypeAlias, TypeVar
 
 from contextwise.errors import InvalidTypeError
@@ -114,16 +114,19 @@ def profile_messages(
     if items:
         try:
             # C-level passes: far faster than one Python-level walk per message.
-            if set(map(len, items)) == {2}:
-                roles: list[object] = list(map(_ROLE, items))
-                role_set = set(roles)
-                if role_set <= PLAIN_ROLES:
-                    # str.__len__ measures and checks the type in one pass; a content that is
-                    # not a string raises TypeError and takes the checked path below.
-                    sizes_read = list(map(str.__len__, map(_CONTENT, items)))
+            roles: list[object] = list(map(_ROLE, items))
+            role_set = set(roles)
+            if role_set <= PLAIN_ROLES:
+                # concat("", content) is the content itself when it is a string and raises
+                # TypeError otherwise, so this one pass reads, type-checks and measures.
+                sizes_read = list(map(len, map(concat, repeat(""), map(_CONTENT, items))))
+                # Every item has both keys (KeyError otherwise), so the key counts add up to
+                # twice the count only when no item has another key (tool_calls, refusal,
+                # type...), which would be measured differently.
+                if sum(map(len, items)) == 2 * len(items):
                     pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
                     return Profile(sizes_read, roles, True, pinned_roles)
-        except (TypeError, KeyError):
+        except (TypeError, KeyError, IndexError):
             pass  # not all plain dicts, or unhashable roles: the checked path below reports it
         if not isinstance(items[0], dict):
             plain = plain_langchain(items)

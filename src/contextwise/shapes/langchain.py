@@ -9,9 +9,9 @@ the calls (their ``id`` pairs them) and a ``ToolMessage`` answers the call named
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, repeat
-from operator import attrgetter, is_, methodcaller
+from operator import attrgetter, concat, is_
 from typing import Any, Final
 
 from contextwise.errors import InvalidValueError
@@ -143,21 +143,26 @@ def plain_langchain(
         if role is None or not cls.__module__.startswith("langchain_core."):
             return None
         roles_by_class[cls] = role
-    for cls, role in roles_by_class.items():
-        if role == "assistant":
-            replies = list(compress(messages, map(is_, classes, repeat(cls))))
-            if (
-                any(map(attrgetter("tool_calls"), replies))
-                or any(map(attrgetter("invalid_tool_calls"), replies))
-                or any(map(_function_call, map(attrgetter("additional_kwargs"), replies)))
-            ):
-                return None
     try:
-        sizes = list(map(str.__len__, map(attrgetter("content"), messages)))
-    except TypeError:  # a list of content blocks: read one by one
+        for cls, role in roles_by_class.items():
+            if role == "assistant":
+                replies = list(compress(messages, map(is_, classes, repeat(cls))))
+                if (
+                    any(map(attrgetter("tool_calls"), replies))
+                    or any(map(attrgetter("invalid_tool_calls"), replies))
+                    or any(_function_calls(replies))
+                ):
+                    return None
+        # concat("", content) is a string content itself and raises TypeError for a list of
+        # content blocks: such messages are read one by one.
+        sizes = list(map(len, map(concat, repeat(""), map(attrgetter("content"), messages))))
+    except TypeError:
         return None
     pinned = tuple(sorted({role for role in roles_by_class.values() if role == "system"}))
     return sizes, list(map(roles_by_class.__getitem__, classes)), pinned
 
 
-_function_call = methodcaller("get", "function_call")
+def _function_calls(replies: list[Any]) -> Iterator[object]:
+    """The legacy ``function_call`` of each AI message's ``additional_kwargs`` (``dict.get``
+    raises TypeError when they are not a dict: the messages are then read one by one)."""
+    return map(dict.get, map(attrgetter("additional_kwargs"), replies), repeat("function_call"))
