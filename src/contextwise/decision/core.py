@@ -18,6 +18,7 @@ from time import perf_counter
 from typing import Any, TypeAlias
 
 from contextwise._effects import Effects, Invoke, run_async, run_sync
+from contextwise._validation import construct
 from contextwise.decision.schema import (
     ChoiceAnswer,
     ChoiceQuestion,
@@ -232,7 +233,9 @@ def choices_effects(
     check_min_confidence(min_confidence)
     check_timeout(timeout)
     check_json_state(state)
-    request = DecisionRequest.model_construct(model=model, questions=dict(questions), state=state)
+    request = construct(
+        DecisionRequest, {"model": model, "questions": dict(questions), "state": state}
+    )
     start = perf_counter()
     reply = yield Invoke(provider.request, (request,), timeout=timeout, inline=True)
     duration_ms = (perf_counter() - start) * 1000.0

@@ -12,8 +12,9 @@ from typing import Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
-from contextwise.decision.schema import DecisionUsage
+from contextwise.decision.schema import ChoiceQuestion, DecisionUsage
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
@@ -407,7 +408,7 @@ class ModelRouter:
         ('deep', 'big-model', 'selected')
     """
 
-    __slots__ = ("on_event", "routing")
+    __slots__ = ("_questions", "on_event", "routing")
 
     routing: ModelRouting
     """The routing declaration."""
@@ -426,6 +427,11 @@ class ModelRouter:
             )
         self.routing = routing
         self.on_event = on_event
+        # The declaration is immutable: its questions are gathered once, not at every decision.
+        questions = {routing.question: routing.routing_question}
+        if routing.effort_question is not None and routing.effort_choice_question is not None:
+            questions[routing.effort_question] = routing.effort_choice_question
+        self._questions: Mapping[str, ChoiceQuestion] = questions
 
     def route(self, context: RoutingContext) -> RouteOutcome:
         """Choose the model for one harness step, from synchronous code.
@@ -571,13 +577,10 @@ class ModelRouter:
             state: Any = default_state(context)
         else:
             state = yield from call(routing.state, context)
-        questions = {routing.question: routing.routing_question}
-        if routing.effort_question is not None and routing.effort_choice_question is not None:
-            questions[routing.effort_question] = routing.effort_choice_question
         outcomes = yield from choices_effects(
             routing.provider,
             routing.model,
-            questions,
+            self._questions,
             state,
             routing.min_confidence,
             timeout=routing.timeout,
@@ -604,16 +607,19 @@ class ModelRouter:
             chosen = clamp_effort(Effort(effort.choice), spec.supported_efforts)
         confidence = None if outcome is None else outcome.confidence
         usage = None if outcome is None else outcome.usage
-        result = RouteOutcome.model_construct(
-            step=step,
-            choice=choice,
-            model=spec,
-            reason=reason,
-            confidence=confidence,
-            usage=usage,
-            effort_sent=effort_sent,
-            effort=chosen,
-            proposed=None if outcome is None else outcome.choice,
+        result = construct(
+            RouteOutcome,
+            {
+                "step": step,
+                "choice": choice,
+                "model": spec,
+                "reason": reason,
+                "confidence": confidence,
+                "usage": usage,
+                "effort_sent": effort_sent,
+                "effort": chosen,
+                "proposed": None if outcome is None else outcome.choice,
+            },
         )
         duration_ms = (perf_counter() - start) * 1000.0
         if self.on_event is not None:
