@@ -628,27 +628,38 @@ class ModelRouter:
             )
         level = logging.WARNING if error is not None else logging.INFO
         if logger.isEnabledFor(level):
-            extra = self._log_extra(step, duration_ms, error)
-            extra.update(
-                choice=choice,
-                model=spec.name,
-                reason=reason,
-                confidence=confidence,
-                decision_ms=None if outcome is None else outcome.duration_ms,
-                input_tokens=None if usage is None else usage.input_tokens,
-                output_tokens=None if usage is None else usage.output_tokens,
-            )
-            logger.log(
-                level,
-                "step %s routed to %s (%s, reason %s, confidence %s)",
-                step,
-                choice,
-                spec.name,
-                reason,
-                confidence,
-                extra=extra,
-            )
+            self._log_route(level, result, outcome, duration_ms, error)
         return result
+
+    def _log_route(
+        self,
+        level: int,
+        result: RouteOutcome,
+        outcome: ChoiceOutcome | None,
+        duration_ms: float,
+        error: BaseException | None,
+    ) -> None:
+        usage = result.usage
+        extra = self._log_extra(result.step, duration_ms, error)
+        extra.update(
+            choice=result.choice,
+            model=result.model.name,
+            reason=result.reason,
+            confidence=result.confidence,
+            decision_ms=None if outcome is None else outcome.duration_ms,
+            input_tokens=None if usage is None else usage.input_tokens,
+            output_tokens=None if usage is None else usage.output_tokens,
+        )
+        logger.log(
+            level,
+            "step %s routed to %s (%s, reason %s, confidence %s)",
+            result.step,
+            result.choice,
+            result.model.name,
+            result.reason,
+            result.confidence,
+            extra=extra,
+        )
 
     def _log_failure(self, step: int, error: BaseException, duration_ms: float) -> None:
         cancelled = isinstance(error, asyncio.CancelledError)
