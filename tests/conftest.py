@@ -15,6 +15,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: the machine's load decides how long an example takes, and speed is
+# measured in benchmarks/, never asserted by a test.
+settings.register_profile("contextwise", deadline=None)
+settings.load_profile("contextwise")
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -301,51 +302,52 @@ def test_segment_is_frozen_and_forbids_extra_fields() -> None:
     segment = BudgetSegment("a", 1)
     with pytest.raises(pydantic.ValidationError):
         segment.tokens = 5  # type: ignore[misc]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidValueError) as caught:
         BudgetSegment.model_validate({"id": "a", "tokens": 1, "weight": 2})
+    assert caught.value.code == "unknown_key"
     with pytest.raises(TypeError):
         BudgetSegment(id="a", tokens=1, weight=2)  # type: ignore[call-arg]
     assert hash(segment) == hash(BudgetSegment("a", 1))
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "error", "code", "name"),
-    [
-        ({"id": 7, "tokens": 1}, InvalidTypeError, "not_a_string", "id"),
-        ({"id": "a", "tokens": -1}, InvalidValueError, "negative_size", "tokens"),
-        ({"id": "a", "tokens": math.nan}, InvalidValueError, "non_finite_size", "tokens"),
-        ({"id": "a", "tokens": math.inf}, InvalidValueError, "non_finite_size", "tokens"),
-        ({"id": "a", "tokens": True}, InvalidTypeError, "bool_not_a_number", "tokens"),
-        ({"id": "a", "tokens": "1"}, InvalidTypeError, "not_a_number", "tokens"),
-        (
-            {"id": "a", "tokens": 1, "priority": -1},
-            InvalidValueError,
-            "invalid_priority",
-            "priority",
-        ),
-        (
-            {"id": "a", "tokens": 1, "priority": math.nan},
-            InvalidValueError,
-            "invalid_priority",
-            "priority",
-        ),
-        (
-            {"id": "a", "tokens": 1, "priority": math.inf},
-            InvalidValueError,
-            "invalid_priority",
-            "priority",
-        ),
-        ({"id": "a", "tokens": 1, "priority": "2"}, InvalidTypeError, "not_a_number", "priority"),
-        (
-            {"id": "a", "tokens": 1, "priority": True},
-            InvalidTypeError,
-            "bool_not_a_number",
-            "priority",
-        ),
-        ({"id": "a", "tokens": 1, "required": 1}, InvalidTypeError, "not_a_bool", "required"),
-        ({"id": "a", "tokens": 1, "required": "no"}, InvalidTypeError, "not_a_bool", "required"),
-    ],
-)
+BAD_SEGMENTS: list[tuple[dict[str, Any], type[ContextwiseError], str, str]] = [
+    ({"id": 7, "tokens": 1}, InvalidTypeError, "not_a_string", "id"),
+    ({"id": "a", "tokens": -1}, InvalidValueError, "negative_size", "tokens"),
+    ({"id": "a", "tokens": math.nan}, InvalidValueError, "non_finite_size", "tokens"),
+    ({"id": "a", "tokens": math.inf}, InvalidValueError, "non_finite_size", "tokens"),
+    ({"id": "a", "tokens": True}, InvalidTypeError, "bool_not_a_number", "tokens"),
+    ({"id": "a", "tokens": "1"}, InvalidTypeError, "not_a_number", "tokens"),
+    (
+        {"id": "a", "tokens": 1, "priority": -1},
+        InvalidValueError,
+        "invalid_priority",
+        "priority",
+    ),
+    (
+        {"id": "a", "tokens": 1, "priority": math.nan},
+        InvalidValueError,
+        "invalid_priority",
+        "priority",
+    ),
+    (
+        {"id": "a", "tokens": 1, "priority": math.inf},
+        InvalidValueError,
+        "invalid_priority",
+        "priority",
+    ),
+    ({"id": "a", "tokens": 1, "priority": "2"}, InvalidTypeError, "not_a_number", "priority"),
+    (
+        {"id": "a", "tokens": 1, "priority": True},
+        InvalidTypeError,
+        "bool_not_a_number",
+        "priority",
+    ),
+    ({"id": "a", "tokens": 1, "required": 1}, InvalidTypeError, "not_a_bool", "required"),
+    ({"id": "a", "tokens": 1, "required": "no"}, InvalidTypeError, "not_a_bool", "required"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "error", "code", "name"), BAD_SEGMENTS)
 def test_bad_segments_raise_the_same_codes_built_or_planned(
     kwargs: dict[str, Any], error: type[ContextwiseError], code: str, name: str
 ) -> None:
@@ -360,17 +362,121 @@ def test_bad_segments_raise_the_same_codes_built_or_planned(
     assert planned.value.params["name"] == f"segments[1].{name}"
 
 
-def test_validating_a_segment_through_pydantic_runs_the_same_checks() -> None:
-    with pytest.raises(pydantic.ValidationError, match="tokens must be zero or more, got -1"):
+@pytest.mark.parametrize(("kwargs", "error", "code", "name"), BAD_SEGMENTS)
+def test_validating_a_segment_raises_the_codes_of_the_plan(
+    kwargs: dict[str, Any], error: type[ContextwiseError], code: str, name: str
+) -> None:
+    with pytest.raises(error) as validated:
+        BudgetSegment.model_validate(kwargs)
+    assert (validated.value.code, validated.value.params["name"]) == (code, name)
+
+    budget = ContextBudget(window=10_000, output=0)
+    with pytest.raises(error) as planned:
+        budget.plan([kwargs])
+    assert planned.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "name"),
+    [
+        ('{"id": "a", "tokens": -1}', "negative_size", "tokens"),
+        ('{"id": "a", "tokens": 1e999}', "non_finite_size", "tokens"),
+        ('{"id": "a", "tokens": 1, "priority": -0.5}', "invalid_priority", "priority"),
+        ('{"id": "a", "tokens": 1, "priority": 1e999}', "invalid_priority", "priority"),
+    ],
+)
+def test_validating_json_raises_the_codes_of_the_plan(text: str, code: str, name: str) -> None:
+    with pytest.raises(InvalidValueError) as caught:
+        BudgetSegment.model_validate_json(text)
+    assert (caught.value.code, caught.value.params["name"]) == (code, name)
+    with pytest.raises(InvalidValueError) as planned:
+        ContextBudget(window=10_000, output=0).plan([json.loads(text)])
+    assert planned.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "params"),
+    [
+        ({"tokens": 1}, "missing_key", {"field": "id"}),
+        ({"id": "a"}, "missing_key", {"field": "tokens"}),
+        (
+            {"id": "a", "tokens": 1, "priorty": 2},
+            "unknown_key",
+            {"field": "priorty", "known": ["id", "tokens", "priority", "required"]},
+        ),
+        ("history", "wrong_type", {"field": "BudgetSegment", "value": "'history'"}),
+        (None, "wrong_type", {"field": "BudgetSegment", "value": "None"}),
+        (["a", 1], "wrong_type", {"field": "BudgetSegment", "value": "['a', 1]"}),
+    ],
+)
+def test_a_malformed_segment_mapping_is_a_coded_error(
+    data: object, code: str, params: dict[str, object]
+) -> None:
+    for validate in (BudgetSegment.model_validate, BudgetSegment.model_validate_strings):
+        with pytest.raises(InvalidValueError) as caught:
+            validate(data)
+        assert caught.value.code == code
+        assert {key: caught.value.params[key] for key in params} == params
+    if isinstance(data, dict):
+        with pytest.raises(InvalidValueError) as from_json:
+            BudgetSegment.model_validate_json(json.dumps(data))
+        assert (from_json.value.code, from_json.value.params) == (code, caught.value.params)
+
+
+@pytest.mark.parametrize("text", ['{"id": "a", "tokens": ', "", "not json", b"\xff"])
+def test_text_that_is_not_json_is_invalid_json(text: str | bytes) -> None:
+    with pytest.raises(InvalidValueError) as caught:
+        BudgetSegment.model_validate_json(text)
+    assert caught.value.code == "invalid_json"
+    assert {"line", "column"} <= set(caught.value.params)
+
+
+def test_validation_errors_speak_the_callers_language() -> None:
+    with use_locale("fr"), pytest.raises(InvalidValueError) as caught:
         BudgetSegment.model_validate({"id": "a", "tokens": -1})
-    with pytest.raises(pydantic.ValidationError, match="priority must be a finite number"):
-        BudgetSegment.model_validate({"id": "a", "tokens": 1, "priority": math.inf})
-    with pytest.raises(InvalidTypeError) as caught:
-        BudgetSegment.model_validate({"id": 5, "tokens": 1})
-    assert caught.value.code == "not_a_string"
+    assert str(caught.value) == "tokens doit être positif ou nul (valeur reçue\u00a0: -1)."
+    with use_locale("zh"), pytest.raises(InvalidValueError) as missing:
+        BudgetSegment.model_validate_json('{"id": "a"}')
+    assert missing.value.locale == "zh"
+    assert str(missing.value) == missing.value.render("zh") != missing.value.render("en")
+
+
+def test_validating_a_segment_accepts_what_the_constructor_accepts() -> None:
     assert BudgetSegment.model_validate({"id": "a", "tokens": 2.5}) == BudgetSegment("a", 3)
     segment = BudgetSegment("a", 3, 1.5, False)
+    assert BudgetSegment.model_validate(segment) is segment
     assert BudgetSegment.model_validate_json(segment.model_dump_json()) == segment
+    assert BudgetSegment.model_validate_json(b'{"id": "a", "tokens": 3}') == BudgetSegment("a", 3)
+
+
+def test_validating_strings_reads_the_numbers_and_the_flag() -> None:
+    text = {"id": "a", "tokens": "899.5", "priority": "2", "required": "false"}
+    assert BudgetSegment.model_validate_strings(text) == BudgetSegment("a", 900, 2, False)
+    with pytest.raises(InvalidValueError) as negative:
+        BudgetSegment.model_validate_strings({"id": "a", "tokens": "-1"})
+    assert (negative.value.code, negative.value.params["name"]) == ("negative_size", "tokens")
+    with pytest.raises(InvalidValueError) as infinite:
+        BudgetSegment.model_validate_strings({"id": "a", "tokens": "1", "priority": "inf"})
+    assert infinite.value.code == "invalid_priority"
+    with pytest.raises(InvalidValueError) as word:
+        BudgetSegment.model_validate_strings({"id": "a", "tokens": "many"})
+    assert word.value.code == "wrong_type"
+    assert (word.value.params["field"], word.value.params["value"]) == ("tokens", "'many'")
+
+
+def test_a_malformed_plan_is_a_coded_error() -> None:
+    plan = ContextBudget(window=10_000, output=1_000, safety=0).plan(_guide_segments())
+    data = plan.model_dump()
+    del data["used"]
+    with pytest.raises(InvalidValueError) as missing:
+        BudgetPlan.model_validate(data)
+    assert (missing.value.code, missing.value.params["field"]) == ("missing_key", "used")
+    with pytest.raises(InvalidValueError) as wrong:
+        BudgetPlan.model_validate_json(plan.model_dump_json().replace('"used":7500', '"used":"x"'))
+    assert (wrong.value.code, wrong.value.params["field"]) == ("wrong_type", "used")
+    with pytest.raises(InvalidValueError) as broken:
+        BudgetPlan.model_validate_json(plan.model_dump_json()[:-1])
+    assert broken.value.code == "invalid_json"
 
 
 def test_required_is_documented_by_what_it_means() -> None:

@@ -18,8 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from contextwise import (
+    BudgetSegment,
     ChoiceAnswer,
     ChoiceQuestion,
+    ContextBudget,
     ContextPolicy,
     ContextProcessingReport,
     ContextwiseError,
@@ -47,6 +49,7 @@ KEYS = [
     "window", "max_output_tokens", "supported_efforts", "criteria", "questions", "answers",
     "choice", "confidence", "probabilities", "rationale", "usage", "input_tokens", "text",
     "messages", "role", "content", "tools", "system", "step", "colour", "triger_chars", "",
+    "tokens", "priority", "required", "priorty",
 ]
 WORDS = [
     "reduce", "validate", "audit", "shrink", "trim", "compress", "app", "sequence", "fixed",
@@ -95,6 +98,8 @@ POLICY = {
 SPEC = {"name": "big", "effort": "high", "max_output_tokens": 4000, "window": 32000,
         "supported_efforts": ["low", "high"]}
 QUESTION = {"instructions": "Pick.", "criteria": {"a": "First.", "b": "Second."}}
+SEGMENT = {"id": "history", "tokens": 900, "priority": 1, "required": False}
+SEGMENTS = [{"id": "instructions", "tokens": 200}, SEGMENT, {"id": "examples", "tokens": 1.5}]
 RESPONSE = {"model": "mini", "answers": {"model": {"choice": "a", "confidence": 0.9,
             "probabilities": {"a": 0.9, "b": 0.1}}}, "usage": {"input_tokens": 3}}
 
@@ -209,6 +214,8 @@ def _decide(value: Any) -> object:
     )
 
 
+BUDGET = ContextBudget(window=2000, output=100)
+
 CLIENT = object()  # building a real client takes 30 ms; its settings are checked first anyway
 
 
@@ -242,6 +249,10 @@ ENTRY_POINTS: list[tuple[str, Callable[..., object], str]] = [
     ("RoutingContext(**)", RoutingContext, "kwargs"),
     ("DecisionResponse via decide_choice", _decide, "value"),
     ("OpenAIDecisionProvider", _openai, "value"),
+    ("BudgetSegment.model_validate", BudgetSegment.model_validate, "value"),
+    ("BudgetSegment.model_validate_json", BudgetSegment.model_validate_json, "json"),
+    ("BudgetSegment.model_validate_strings", BudgetSegment.model_validate_strings, "value"),
+    ("ContextBudget.plan", BUDGET.plan, "value"),
 ]
 TEMPLATES = {
     "ContextPolicy": POLICY, "process_context": POLICY, "validate": POLICY, "ModelSpec": SPEC,
@@ -250,6 +261,7 @@ TEMPLATES = {
     "DecisionResponse": RESPONSE, "ModelRouting": {"a": SPEC, "b": "small"},
     "RoutingContext": {"step": 1, "model": "m", "messages": [], "tools": []},
     "ContextProcessingReport": {"mode": "audit", "before_chars": 1, "after_chars": 1},
+    "BudgetSegment": SEGMENT, "ContextBudget": SEGMENTS,
     "OpenAIDecisionProvider": {"timeout": 5, "max_retries": 1, "temperature": 0.2, "name": "x"},
 }
 
@@ -296,5 +308,5 @@ def test_careless_values_raise_only_contextwise_errors() -> None:
                 pass
             except Exception as exc:  # noqa: BLE001 - the test reports every escape
                 escaped.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
-    assert calls >= 45_000
+    assert calls >= 55_000
     assert not escaped, f"{len(escaped)} escapes, first: " + "\n".join(escaped[:10])

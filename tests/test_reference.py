@@ -9,6 +9,7 @@ one untranslated, so the golden pages also pin the English fallback and its mark
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,13 +50,57 @@ def test_every_public_module_has_a_page_in_every_language() -> None:
     import contextwise
 
     state = project.load(project.Project())
-    documented = {name for page in state.reference.pages for name in page.names}
+    pages = state.reference.pages
+    documented = {name for page in pages if page.namespace == "contextwise" for name in page.names}
     public = {name for name in contextwise.__all__ if not name.startswith("_")}
     assert documented == public
+    standalone = {page.namespace: page.names for page in pages if page.namespace != "contextwise"}
+    assert standalone == {
+        "contextwise.integrations.langchain": ["ContextPolicyMiddleware"],
+        "contextwise.integrations.openai_agents": ["PolicySession"],
+        "contextwise.integrations.pydantic_ai": ["ContextPolicyCapability", "history_processor"],
+    }
     for language in LANGUAGES:
         folder = ROOT / "docs" / language / "reference"
         for page in state.reference.pages:
             assert (folder / f"{page.slug}.md").is_file()
+
+
+INTEGRATION_PAGES = {
+    "integrations-langchain": "ContextPolicyMiddleware",
+    "integrations-pydantic-ai": "ContextPolicyCapability",
+    "integrations-openai-agents": "PolicySession",
+}
+
+
+def test_integration_pages_are_read_without_importing_the_frameworks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A None entry in sys.modules makes any import of that name fail: no framework is importable.
+    for name in [n for n in sys.modules if n.startswith("contextwise.integrations.")]:
+        monkeypatch.delitem(sys.modules, name)
+    for framework in ("langchain", "pydantic_ai", "agents"):
+        monkeypatch.setitem(sys.modules, framework, None)
+    state = project.load(project.Project())
+    pages = {page.slug: page for page in state.reference.pages}
+    for slug, name in INTEGRATION_PAGES.items():
+        assert [cls.name for cls in pages[slug].classes] == [name]
+        assert pages[slug].classes[0].constructor is not None
+    assert pages["integrations-pydantic-ai"].functions[0].name == "history_processor"
+    assert not [n for n in sys.modules if n.startswith("contextwise.integrations.")]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_integration_pages_register_their_module_identifiers(language: str) -> None:
+    folder = ROOT / "docs" / language / "reference"
+    for slug, name in INTEGRATION_PAGES.items():
+        text = (folder / f"{slug}.md").read_text(encoding="utf-8")
+        module = slug.replace("integrations-", "integrations.").replace("-", "_")
+        assert f"[](){{#contextwise.{module}.{name}}}" in text
+        assert f"from contextwise.{module} import" in text
+        assert "[](){#contextwise." + name + "}" not in text
+    index = (folder / "index.md").read_text(encoding="utf-8")
+    assert all(f"({slug}.md)" in index for slug in INTEGRATION_PAGES)
 
 
 def test_every_page_label_is_translated() -> None:
@@ -65,7 +110,9 @@ def test_every_page_label_is_translated() -> None:
         assert labels.translated == labels.total, f"{result.locale}: page labels not all translated"
 
 
-@pytest.mark.parametrize("page", ["budget", "tokens", "effort", "errors", "i18n"])
+@pytest.mark.parametrize(
+    "page", ["budget", "tokens", "effort", "errors", "i18n", *INTEGRATION_PAGES]
+)
 def test_core_pages_are_fully_translated(page: str) -> None:
     state = project.load(project.Project())
     for result in state.coverage:

@@ -8,6 +8,7 @@ every language with a language switcher that points at the same page.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -138,13 +139,31 @@ def _public_names() -> list[str]:
     return [name for name in contextwise.__all__ if not name.startswith("_")]
 
 
+INTEGRATIONS = ("langchain", "pydantic_ai", "openai_agents")
+"""The modules of contextwise.integrations, whose names the package root does not export."""
+
+
+def _integration_names() -> list[str]:
+    """``integrations.<module>.<name>`` for each public name of each integration module."""
+    names: list[str] = []
+    for module in INTEGRATIONS:
+        imported = importlib.import_module(f"contextwise.integrations.{module}")
+        names += [f"integrations.{module}.{name}" for name in imported.__all__]
+    return names
+
+
 @pytest.mark.parametrize(("lang", "prefix"), LANGUAGES.items())
 def test_each_language_publishes_an_inventory_of_the_public_api(
     built_site: BuiltSite, lang: str, prefix: str
 ) -> None:
     inventory = _inventory(built_site, prefix)
-    for name in _public_names():
+    for name in _public_names() + _integration_names():
         assert f"contextwise.{name}" in inventory, f"{lang}: contextwise.{name} is not listed"
+    assert inventory["contextwise.integrations.langchain.ContextPolicyMiddleware"].role == "class"
+    assert inventory["contextwise.integrations.pydantic_ai.history_processor"].role == "function"
+    assert inventory["contextwise.integrations.openai_agents.PolicySession.get_items"].role == (
+        "method"
+    )
     assert inventory["contextwise.ContextBudget"].role == "class"
     assert inventory["contextwise.ContextBudget.plan"].role == "method"
     assert inventory["contextwise.ContextOverflowError"].role == "exception"
@@ -199,9 +218,10 @@ def test_llms_full_txt_holds_the_guides_and_the_whole_api(
     built_site: BuiltSite, lang: str, prefix: str
 ) -> None:
     text = (built_site.path / prefix / "llms-full.txt").read_text(encoding="utf-8")
-    for name in _public_names():
+    for name in _public_names() + [path.rpartition(".")[2] for path in _integration_names()]:
         assert f"`{name}`" in text, f"{lang}: {name} is missing"
     assert "[](){#" not in text and "{#section-import}" not in text
     assert not re.search(r"\]\((?!https?://)[^)]*\.md[#)]", text), "a relative link is left"
     base = site_prefix_url() + prefix
     assert f"[`ContextBudget`]({base}reference/budget/#ContextBudget)" in text
+    assert f"]({base}reference/integrations-langchain/#ContextPolicyMiddleware)" in text

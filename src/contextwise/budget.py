@@ -12,10 +12,12 @@ from collections.abc import Iterable, Mapping
 from itertools import compress
 from numbers import Real
 from operator import not_
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Self, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import from_json
 
+from contextwise._validation import CodedModel, coded_error
 from contextwise.errors import ContextOverflowError, InvalidTypeError, InvalidValueError
 from contextwise.i18n import Locale, normalize_locale
 
@@ -94,7 +96,7 @@ def _required(value: object, name: str, locale: Locale | None) -> bool:
 # --- Segments and plans -------------------------------------------------------------------------
 
 
-class BudgetSegment(BaseModel):
+class BudgetSegment(CodedModel):
     """A piece of the prompt's context handed to :meth:`ContextBudget.plan`.
 
     A segment is an id, a size in tokens, a priority and a ``required`` flag.
@@ -105,12 +107,13 @@ class BudgetSegment(BaseModel):
     as :meth:`ContextBudget.plan`, raising a :class:`ContextwiseError` with a stable code. A
     fractional number of tokens is rounded up, so that a plan never undercounts.
 
-    ``BudgetSegment.model_validate(data)`` and ``model_validate_json`` run the same constructor.
-    Pydantic reports the value errors raised there as a ``ValidationError`` that quotes the
-    contextwise message, as it does for any ``ValueError`` raised during validation; type errors
-    are raised as they are, and a missing or unknown key is a ``TypeError``, as for any call with
-    wrong arguments. To check untrusted mappings with stable codes throughout, pass them to
-    :meth:`ContextBudget.plan` directly: it accepts mappings.
+    ``BudgetSegment.model_validate(data)``, ``model_validate_json`` and ``model_validate_strings``
+    check a mapping with the same rules and the same codes, so that untrusted input never raises
+    pydantic's ``ValidationError``. A missing key raises :class:`InvalidValueError` with the code
+    ``missing_key``, another key ``unknown_key``, and a value that is not a mapping
+    ``wrong_type``, each with the ``field`` path; JSON that does not parse raises
+    ``invalid_json`` with its line and column. ``model_validate_strings`` reads the numbers and
+    the flag from their text (``"900"``, ``"false"``) before checking them.
 
     Args:
         id: The segment's identifier, returned in ``included`` or ``dropped``.
@@ -123,13 +126,20 @@ class BudgetSegment(BaseModel):
             ``not_a_number``, ``bool_not_a_number``, ``not_a_bool``).
         InvalidValueError: When the tokens are negative or not finite (codes ``negative_size``,
             ``non_finite_size``) or the priority is negative or not finite (code
-            ``invalid_priority``).
+            ``invalid_priority``); when validating, also for a missing or unknown key, a value
+            that is not a mapping or text that is not JSON (codes ``missing_key``,
+            ``unknown_key``, ``wrong_type``, ``invalid_json``).
 
     Examples:
         >>> BudgetSegment("instructions", 1200)
         BudgetSegment(id='instructions', tokens=1200, priority=0, required=True)
         >>> BudgetSegment(id="history", tokens=899.5, priority=1, required=False).tokens
         900
+        >>> try:
+        ...     BudgetSegment.model_validate({"id": "history", "tokens": -5})
+        ... except InvalidValueError as err:
+        ...     print(err.code, err.params["name"])
+        negative_size tokens
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
@@ -162,12 +172,64 @@ class BudgetSegment(BaseModel):
             required=_required(required, "required", None),
         )
 
+    @classmethod
+    def model_validate(cls, obj: Any, **options: Any) -> Self:
+        """Validate a segment given as a mapping, raising a coded error on any problem."""
+        _check_segment_keys(obj)
+        return super().model_validate(obj, **options)
 
-class BudgetPlan(BaseModel):
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **options: Any) -> Self:
+        """Validate a segment given as JSON text, raising a coded error on any problem."""
+        try:
+            data = from_json(json_data)
+        except (TypeError, ValueError):
+            data = None  # pydantic reports the text that is not JSON, with its position
+        _check_segment_keys(data)
+        return super().model_validate_json(json_data, **options)
+
+    @classmethod
+    def model_validate_strings(cls, obj: Any, **options: Any) -> Self:
+        """Validate a segment whose values are text, raising a coded error on any problem."""
+        _check_segment_keys(obj)
+        try:
+            read = _SegmentText.model_validate_strings(obj, **options)
+        except ValidationError as exc:
+            raise coded_error(exc, cls, obj) from None
+        return cls(read.id, read.tokens, read.priority, read.required)
+
+
+class _SegmentText(BaseModel):
+    """The fields of a segment read from text; the segment's own checks follow."""
+
+    id: str
+    tokens: float
+    priority: float = 0
+    required: bool = True
+
+
+def _check_segment_keys(data: object) -> None:
+    """Refuse a mapping without ``id`` or ``tokens`` or with another key, as the plan does."""
+    if not isinstance(data, Mapping):
+        return  # pydantic reports a value that is not a mapping as wrong_type
+    for key in ("id", "tokens"):
+        if key not in data:
+            raise InvalidValueError("missing_key", field=key)
+    for key in data:
+        if key not in _SEGMENT_FIELDS:
+            known = ["id", "tokens", "priority", "required"]
+            raise InvalidValueError("unknown_key", field=str(key), known=known)
+
+
+class BudgetPlan(CodedModel):
     """The result of :meth:`ContextBudget.plan`: the reserves, the budget and the segments kept.
 
     The plan records the numbers next to the decision, so that a harness can log them. Its fields
     are ordered as in ``B_context = W - B_out - B_reasoning - B_safety``, followed by the outcome.
+
+    A plan read back from a log with ``BudgetPlan.model_validate_json`` is checked like any other
+    model of contextwise: a malformed one raises :class:`InvalidValueError` with a stable code
+    (``missing_key``, ``unknown_key``, ``wrong_type``, ``invalid_json``...).
 
     Examples:
         >>> budget = ContextBudget(window=1000, output=100, safety=0)

@@ -59,11 +59,15 @@ def explicit_anchors(markdown: str) -> Iterator[tuple[str, str]]:
 
 
 def role_of(identifier: str) -> str:
-    """The Sphinx role of a public object of the package: class, exception, function, method..."""
-    module_name, _, path = identifier.partition(".")
+    """The Sphinx role of a public object of the package: class, exception, function, method...
+
+    The identifier's module is the longest prefix that names a module (``contextwise`` or
+    ``contextwise.integrations.langchain``); the rest is looked up statically from it.
+    """
+    parts = identifier.split(".")
+    count, target = _module_of(parts)
     parent: Any = None
-    target: Any = importlib.import_module(module_name)
-    for part in path.split("."):
+    for part in parts[count:]:
         try:
             parent, target = target, inspect.getattr_static(target, part)
         except AttributeError:  # a pydantic field lives in model_fields, not on the class
@@ -77,6 +81,16 @@ def role_of(identifier: str) -> str:
     if isinstance(target, property) or inspect.isclass(parent):
         return "attribute"
     return "data"
+
+
+def _module_of(parts: list[str]) -> tuple[int, Any]:
+    """The longest dotted prefix of ``parts`` that is a module, imported, and its length."""
+    for count in range(len(parts) - 1, 1, -1):
+        try:
+            return count, importlib.import_module(".".join(parts[:count]))
+        except ModuleNotFoundError:
+            continue
+    return 1, importlib.import_module(parts[0])
 
 
 def build_inventory(anchors: list[tuple[str, str]], *, project: str, version: str) -> Inventory:

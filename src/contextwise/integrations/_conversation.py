@@ -73,13 +73,16 @@ class ConversationPolicy:
             fragments=[Fragment(fragment_id, messages=[])],
         )
         self.fragment_id = fragment_id
-        self.counter = counter
-        self.budget = budget
-        self.compressors = compressors
-        self.apps = apps
-        self.decision_provider = decision_provider
-        self.step_timeout = step_timeout
         self.on_result = on_result
+        self.options: dict[str, Any] = {
+            "counter": counter,
+            "budget": budget,
+            "compressors": compressors,
+            "apps": apps,
+            "decision_provider": decision_provider,
+            "step_timeout": step_timeout,
+        }
+        """The keyword arguments of every :func:`~contextwise.process_context` call."""
 
     def fit(self, messages: Sequence[MessageT]) -> list[MessageT]:
         """Apply the policy to a conversation and return the messages the model should see.
@@ -90,16 +93,7 @@ class ConversationPolicy:
         Returns:
             The fragment's messages after the policy, the caller's own objects.
         """
-        result = process_context(
-            self.policy,
-            [Fragment(self.fragment_id, messages=list(messages))],
-            counter=self.counter,
-            budget=self.budget,
-            compressors=self.compressors,
-            apps=self.apps,
-            decision_provider=self.decision_provider,
-            step_timeout=self.step_timeout,
-        )
+        result = process_context(self.policy, self._fragments(messages), **self.options)
         if self.on_result is not None:
             self.on_result(result)
         return self._messages(result)
@@ -113,21 +107,15 @@ class ConversationPolicy:
         Returns:
             The fragment's messages after the policy, the caller's own objects.
         """
-        result = await aprocess_context(
-            self.policy,
-            [Fragment(self.fragment_id, messages=list(messages))],
-            counter=self.counter,
-            budget=self.budget,
-            compressors=self.compressors,
-            apps=self.apps,
-            decision_provider=self.decision_provider,
-            step_timeout=self.step_timeout,
-        )
+        result = await aprocess_context(self.policy, self._fragments(messages), **self.options)
         if self.on_result is not None:
             reply = self.on_result(result)
             if inspect.isawaitable(reply):
                 await reply
         return self._messages(result)
+
+    def _fragments(self, messages: Sequence[object]) -> list[Fragment]:
+        return [Fragment(self.fragment_id, messages=list(messages))]
 
     def _messages(self, result: ContextResult) -> list[MessageT]:
         return cast(list[MessageT], list(result.fragment(self.fragment_id).messages or ()))

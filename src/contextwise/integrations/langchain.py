@@ -11,10 +11,11 @@ from contextwise import (
     AppMutation,
     Compressor,
     ContextPolicy,
+    ContextResult,
     DecisionProvider,
     MissingDependencyError,
 )
-from contextwise.integrations._conversation import ConversationPolicy, ResultCallback
+from contextwise.integrations._conversation import ConversationPolicy
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -77,10 +78,10 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         apps: Mapping[str, AppMutation] | None = None,
         decision_provider: DecisionProvider | None = None,
         step_timeout: float | None = None,
-        on_result: ResultCallback | None = None,
+        on_result: Callable[[ContextResult], object] | None = None,
     ) -> None:
         super().__init__()
-        self.conversation = ConversationPolicy(
+        self._conversation = ConversationPolicy(
             policy,
             fragment_id=fragment_id,
             counter=counter,
@@ -99,14 +100,10 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ModelResponse[Any]:
         """Call the model with the policy's context instead of the whole conversation.
 
-        Args:
-            request: The model request; its messages are the conversation.
-            handler: The next step of the chain, which calls the model.
-
-        Returns:
-            The model's response, unchanged.
+        It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`, with sync compressors,
+        apps and callbacks.
         """
-        messages = self.conversation.fit(request.messages)
+        messages = self._conversation.fit(request.messages)
         return handler(request.override(messages=messages))
 
     async def awrap_model_call(
@@ -114,7 +111,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
-        """Call the model with the policy's context, awaiting async compressors and apps.
+        """Call the model with the policy's context, awaiting async compressors, apps and callbacks.
 
         Args:
             request: The model request; its messages are the conversation.
@@ -123,5 +120,5 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The model's response, unchanged.
         """
-        messages = await self.conversation.afit(request.messages)
+        messages = await self._conversation.afit(request.messages)
         return await handler(request.override(messages=messages))

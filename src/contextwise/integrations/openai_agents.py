@@ -6,17 +6,18 @@ SDK; it raises :class:`~contextwise.MissingDependencyError` when the SDK is not 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from contextwise import (
     AppMutation,
     Compressor,
     ContextPolicy,
+    ContextResult,
     DecisionProvider,
     MissingDependencyError,
 )
-from contextwise.integrations._conversation import ConversationPolicy, ResultCallback
+from contextwise.integrations._conversation import ConversationPolicy
 
 try:
     from agents.memory import Session
@@ -87,6 +88,9 @@ class PolicySession:
         (['Question 2?', 'Answer 2.'], 6)
     """
 
+    session: Session
+    """The wrapped session, which stores every item."""
+
     session_id: str
     """The wrapped session's id."""
 
@@ -105,12 +109,12 @@ class PolicySession:
         apps: Mapping[str, AppMutation] | None = None,
         decision_provider: DecisionProvider | None = None,
         step_timeout: float | None = None,
-        on_result: ResultCallback | None = None,
+        on_result: Callable[[ContextResult], object] | None = None,
     ) -> None:
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
-        self.conversation = ConversationPolicy(
+        self._conversation = ConversationPolicy(
             policy,
             fragment_id=fragment_id,
             counter=counter,
@@ -134,7 +138,7 @@ class PolicySession:
         """
         if limit is not None:
             return await self.session.get_items(limit)
-        return await self.conversation.afit(await self.session.get_items())
+        return await self._conversation.afit(await self.session.get_items())
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Add items to the wrapped session.

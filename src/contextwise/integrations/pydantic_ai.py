@@ -12,10 +12,11 @@ from contextwise import (
     AppMutation,
     Compressor,
     ContextPolicy,
+    ContextResult,
     DecisionProvider,
     MissingDependencyError,
 )
-from contextwise.integrations._conversation import ConversationPolicy, ResultCallback
+from contextwise.integrations._conversation import ConversationPolicy
 
 try:
     from pydantic_ai import RunContext
@@ -79,8 +80,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         'success (no tool calls)'
     """
 
-    conversation: ConversationPolicy
-    """The policy and its options."""
+    _conversation: ConversationPolicy
 
     def __init__(
         self,
@@ -93,9 +93,9 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         apps: Mapping[str, AppMutation] | None = None,
         decision_provider: DecisionProvider | None = None,
         step_timeout: float | None = None,
-        on_result: ResultCallback | None = None,
+        on_result: Callable[[ContextResult], object] | None = None,
     ) -> None:
-        self.conversation = ConversationPolicy(
+        self._conversation = ConversationPolicy(
             policy,
             fragment_id=fragment_id,
             counter=counter,
@@ -121,7 +121,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         Returns:
             The request, with the messages that the policy keeps.
         """
-        messages = await self.conversation.afit(request_context.messages)
+        messages = await self._conversation.afit(request_context.messages)
         return replace(request_context, messages=messages)
 
     @classmethod
@@ -144,7 +144,7 @@ def history_processor(
     apps: Mapping[str, AppMutation] | None = None,
     decision_provider: DecisionProvider | None = None,
     step_timeout: float | None = None,
-    on_result: ResultCallback | None = None,
+    on_result: Callable[[ContextResult], object] | None = None,
 ) -> HistoryFunction:
     """Return the policy as a plain history processor, for pydantic-ai's ``ProcessHistory``.
 

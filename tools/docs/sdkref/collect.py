@@ -173,6 +173,10 @@ class Collector:
         self.targets: dict[str, Target] = {}
         self.problems: list[str] = []
         self._final_paths: dict[str, str] = {}
+        self._modules: dict[str, Any] = {}
+        """The module of each page, by slug."""
+        self._static: set[str] = set()
+        """The slugs of the pages whose module is read statically, never imported."""
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -230,6 +234,7 @@ class Collector:
 
     def _pages(self) -> list[Page]:
         grouped: dict[str, list[tuple[str, Any]]] = {}
+        roots: dict[str, str] = {}
         for export in self.module.exports or ():
             name = str(export)
             if name.startswith("_"):
@@ -239,19 +244,41 @@ class Collector:
             parts = target.path.split(".")
             if len(parts) < 3 or parts[0] != self.package:
                 continue
-            grouped.setdefault(self._page_of(exported, parts[1]), []).append((name, target))
+            slug = self._page_of(exported, parts[1])
+            grouped.setdefault(slug, []).append((name, target))
+            self._modules[slug] = self.module.members[slug]
+            roots[slug] = self.package
+        exported_paths = {target.path for members in grouped.values() for _, target in members}
+        for module in self._standalone(self.module, exported_paths):
+            slug = "-".join(module.path.split(".")[1:]).replace("_", "-")
+            grouped[slug] = [(str(name), self._final(module[str(name)])) for name in module.exports]
+            self._modules[slug] = module
+            self._static.add(slug)
+            roots[slug] = module.path
         # Every documented name is known before any page is built, so that links and inherited
         # descriptions can point to a page built later.
         for slug, members in grouped.items():
             for name, target in members:
-                for alias in (
-                    target.path,
-                    f"{self.package}.{slug}.{name}",
-                    f"{self.package}.{name}",
-                ):
+                aliases = (target.path, f"{self.package}.{slug}.{name}", f"{roots[slug]}.{name}")
+                for alias in aliases:
                     self.targets[alias] = Target(slug, name)
                 self.targets[name] = Target(slug, name)
-        return [self._page(slug, members) for slug, members in sorted(grouped.items())]
+        return [self._page(slug, members, roots[slug]) for slug, members in sorted(grouped.items())]
+
+    @staticmethod
+    def _final(obj: Any) -> Any:
+        return obj.final_target if obj.is_alias else obj
+
+    def _standalone(self, package: Any, exported: set[str]) -> Iterator[Any]:
+        """The public modules under ``package`` that declare ``__all__`` and whose names the
+        package root does not export: each is documented on a page of its own."""
+        for name, module in sorted(package.modules.items()):
+            if name.startswith("_") or module.is_alias:
+                continue
+            names = [str(n) for n in module.exports or () if not str(n).startswith("_")]
+            if names and not any(self._final(module[n]).path in exported for n in names):
+                yield module
+            yield from self._standalone(module, exported)
 
     def _page_of(self, exported: Any, module: str) -> str:
         """The page of an exported name: the public module that defines it.
@@ -264,20 +291,22 @@ class Collector:
         parts = str(exported.target_path).split(".")
         return parts[1] if len(parts) > 2 and not parts[1].startswith("_") else module
 
-    def _page(self, slug: str, members: list[tuple[str, Any]]) -> Page:
-        module = self.module.members[slug]
+    def _page(self, slug: str, members: list[tuple[str, Any]], namespace: str) -> Page:
+        module = self._modules[slug]
         filepath = module.filepath
         if not isinstance(filepath, Path):
             raise GriffeWarningsError([f"{module.path}: a namespace package has no page"])
         is_package = filepath.name == "__init__.py"
         folder = filepath.parent if is_package else filepath
         source = folder.relative_to(self.root).as_posix() + ("/" if is_package else "")
+        title = "/".join(module.path.split(".")[1:])
         page = Page(
             slug=slug,
-            title=f"{slug}/" if is_package else f"{slug}.py",
+            title=f"{title}/" if is_package else f"{title}.py",
             source=source,
-            module_path=f"{self.package}.{slug}",
+            module_path=module.path,
             package=self.package,
+            namespace=namespace,
             names=sorted((name for name, _ in members), key=_import_order),
         )
         page.description = self.doc(module, page.module_path).description
@@ -496,8 +525,12 @@ class Collector:
     # -- classes -------------------------------------------------------------------------------
 
     def _class(self, cls: Any, path: str, name: str, slug: str) -> ClassDoc:
-        runtime = self._runtime(cls.path)
-        kind = class_kind(runtime)
+        runtime: Any = None
+        if slug in self._static:
+            kind = self._static_kind(cls, path)
+        else:
+            runtime = self._runtime(cls.path)
+            kind = class_kind(runtime)
         doc = self.doc(cls, path)
         result = ClassDoc(
             path=path,
@@ -583,6 +616,23 @@ class Collector:
             self.targets.setdefault(f"{cls.path}.{member_name}", Target(slug, name))
             self.targets.setdefault(f"{name}.{member_name}", Target(slug, name))
         return result
+
+    def _static_kind(self, cls: Any, path: str) -> ClassKind:
+        """The kind of a class of a module that is never imported, read from its source.
+
+        Only what needs no run-time answer is supported: a protocol, or a plain class (a dataclass
+        that defines its own ``__init__`` reads as one); anything else is a problem to fix.
+        """
+        if any(str(base).rpartition(".")[2] == "Protocol" for base in cls.bases):
+            return "protocol"
+        init = cls.members.get("__init__")
+        if "dataclass" not in cls.labels or (init is not None and not init.is_alias):
+            return "class"
+        self.problems.append(
+            f"{path}: a class of a module that is not imported must be a plain class, a protocol"
+            " or a dataclass with its own __init__"
+        )
+        return "class"
 
     def _constructor(
         self, cls: Any, init: Any, path: str, name: str, class_doc: Doc, fields: list[FieldDoc]

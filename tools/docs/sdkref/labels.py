@@ -57,8 +57,8 @@ LABELS: dict[str, str] = {
     # The index page
     "index:title": "API reference",
     "index:intro": (
-        "One page per module of the public API. Every name on these pages is imported from the "
-        "package root, as each page's import line shows."
+        "One page per module of the public API. Each page's import line shows where its names are "
+        "imported from: the package root, or the module of a framework integration."
     ),
     "index:status": (
         "How much of this reference is translated: [translation status](translation-status.md)."

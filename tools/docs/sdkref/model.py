@@ -160,6 +160,8 @@ class Page:
     source: str
     module_path: str
     package: str
+    namespace: str = ""
+    """The module its names are imported from: the package root unless the page stands alone."""
     description: list[Block] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     classes: list[ClassDoc] = field(default_factory=list)

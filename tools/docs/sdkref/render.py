@@ -83,6 +83,8 @@ class Renderer:
     translate: Translate = english
     errors: Translate = english
     slug: str = ""
+    namespace: str = ""
+    """The module the page's names are imported from (the package root when empty)."""
 
     # -- text ----------------------------------------------------------------------------------
 
@@ -188,12 +190,12 @@ class Renderer:
         mkdocs-autorefs reads it (``[](){#contextwise.ContextBudget}``), so that guides link to the
         API by identifier, and the site's ``objects.inv`` lists it with this page's URL.
         """
-        return [f"[](){{#{self.reference.package}.{name}}}", ""]
+        return [f"[](){{#{self.namespace or self.reference.package}.{name}}}", ""]
 
     # -- pages ---------------------------------------------------------------------------------
 
     def page(self, page: Page) -> str:
-        return replace(self, slug=page.slug)._page(page)
+        return replace(self, slug=page.slug, namespace=page.namespace)._page(page)
 
     def _page(self, page: Page) -> str:
         out = [f"# {page.title}", ""]
@@ -201,7 +203,7 @@ class Renderer:
         out += [f"> {self.label('notice')}", ""]
         out += self.blocks(page.description)
         out += self.heading(2, self.label("import"), "section-import")
-        out += ["```python", *_import_lines(page.package, page.names), "```", ""]
+        out += ["```python", *_import_lines(page.namespace or page.package, page.names), "```", ""]
         for cls in page.classes:
             out += self.cls(cls)
         if page.functions:
