@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import collections
+import enum
 import itertools
 import json
 import math
@@ -35,7 +37,7 @@ from contextwise import (
     decide_choice,
     is_provider_unavailable,
 )
-from contextwise.decision import CAUSE_CHAIN_DEPTH, MAX_CHOICES
+from contextwise.decision import CAUSE_CHAIN_DEPTH, MAX_CHOICES, STATE_MAX_DEPTH
 from support.errors import assert_translated
 from support.routing import FakeProvider, HangingProvider, SyncProvider, answering, raising
 
@@ -402,6 +404,41 @@ def test_a_state_nested_too_deep_is_rejected() -> None:
     with pytest.raises(RoutingConfigurationError) as excinfo:
         check_json_state(state)
     assert excinfo.value.code == "state_too_deep"
+
+
+def test_the_depth_limit_counts_every_container() -> None:
+    def nested(levels: int) -> Any:
+        state: Any = "leaf"
+        for level in range(levels):
+            state = [state] if level % 2 else {"k": state}
+        return state
+
+    check_json_state(nested(STATE_MAX_DEPTH))
+    with pytest.raises(RoutingConfigurationError) as excinfo:
+        check_json_state(nested(STATE_MAX_DEPTH + 1))
+    assert excinfo.value.code == "state_too_deep"
+
+
+class _Label(str, enum.Enum):
+    FAST = "fast"
+
+
+class _Count(enum.IntEnum):
+    ONE = 1
+
+
+class _Tags(list[Any]):
+    pass
+
+
+def test_subclasses_of_json_types_are_accepted_anywhere() -> None:
+    # The lean walk leaves these to the full check, which accepts them.
+    check_json_state({"label": _Label.FAST, "n": [_Count.ONE, True], "tags": _Tags(["a", 1.5])})
+    check_json_state(collections.OrderedDict(messages=[collections.OrderedDict(role="user")]))
+    with pytest.raises(RoutingConfigurationError) as excinfo:
+        check_json_state({"ok": [1, 2.5, None], "tags": _Tags([0.5, -0.0])})
+    assert excinfo.value.code == "state_negative_zero"
+    assert excinfo.value.params["path"] == "$.tags[1]"
 
 
 def test_shared_subtrees_are_not_cycles() -> None:

@@ -85,7 +85,14 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
     pages = {page.slug: page for page in state.reference.pages}
     for slug, name in INTEGRATION_PAGES.items():
         assert [cls.name for cls in pages[slug].classes] == [name]
-        assert pages[slug].classes[0].constructor is not None
+        constructor = pages[slug].classes[0].constructor
+        assert constructor is not None
+        # ``**options: Unpack[PolicyOptions]`` is shown as one documented parameter per option.
+        params = {param.name: param for param in constructor.params}
+        assert {"fragment_id", "counter", "compressors", "on_result"} <= params.keys()
+        assert "**options" not in params
+        assert all(param.description is not None for param in params.values())
+        assert not params["fragment_id"].required
     assert pages["integrations-pydantic-ai"].functions[0].name == "history_processor"
     assert not [n for n in sys.modules if n.startswith("contextwise.integrations.")]
 

@@ -15,12 +15,14 @@ import re
 import types
 import typing
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, Tag, ValidationError
 from pydantic_core import ErrorDetails
 
 from contextwise.errors import ContextwiseError, InvalidValueError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 VALUE_REPR_LIMIT = 80
 """The longest offending value quoted in a message, in characters."""
@@ -408,3 +410,28 @@ def _members(annotation: Any) -> tuple[Any, ...]:
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         return (args[0],)
     return args
+
+
+def construct(model: type[ModelT], fields: dict[str, Any]) -> ModelT:
+    """Build a model from trusted values, like ``model.model_construct(**fields)``, faster.
+
+    The routers build two models per decision from values they checked; ``model_construct`` spends
+    more time than the rest of that work on generic handling of aliases, defaults and extra
+    values. Here ``fields`` must name every field of ``model`` (the dict is kept as the instance's
+    ``__dict__``); a model with private attributes or a ``model_post_init`` goes through
+    ``model_construct``.
+    """
+    if (
+        model.__private_attributes__
+        or model.__pydantic_post_init__ is not None
+        or model.model_config.get("extra") == "allow"
+        or len(fields) != len(model.model_fields)
+    ):
+        return model.model_construct(**fields)
+    instance = model.__new__(model)
+    setattr_ = object.__setattr__
+    setattr_(instance, "__dict__", fields)
+    setattr_(instance, "__pydantic_fields_set__", set(fields))
+    setattr_(instance, "__pydantic_extra__", None)
+    setattr_(instance, "__pydantic_private__", None)
+    return instance

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypedDict, TypeVar, Unpack, cast
 
 from contextwise import (
     AppMutation,
@@ -20,9 +20,28 @@ from contextwise import (
 
 MessageT = TypeVar("MessageT")
 
-ResultCallback = Callable[[ContextResult], object]
-"""A function that receives each :class:`~contextwise.ContextResult`; an async one is awaited by
-the async hooks."""
+class PolicyOptions(TypedDict, total=False):
+    """The options of every integration, each of which may be omitted.
+
+    The three integrations take them as keyword arguments (``**options``) and document them.
+    """
+
+    fragment_id: str
+    """The id of the fragment that holds the conversation; ``"history"`` when omitted."""
+    counter: object | None
+    """A token counter, tokenizer or counting function, for token limits."""
+    budget: object | None
+    """A :class:`~contextwise.ContextBudget` that caps the token limits."""
+    compressors: Mapping[str, Compressor] | None
+    """The compressors by name."""
+    apps: Mapping[str, AppMutation] | None
+    """The app mutations by name."""
+    decision_provider: DecisionProvider | None
+    """The decision provider of a ``model`` selection."""
+    step_timeout: float | None
+    """The default maximum number of seconds that a compressor or app may take."""
+    on_result: Callable[[ContextResult], object] | None
+    """A function, sync or async, called with each :class:`~contextwise.ContextResult`."""
 
 
 class ConversationPolicy:
@@ -30,20 +49,12 @@ class ConversationPolicy:
 
     The conversation is the fragment ``fragment_id``; the messages are passed to
     :func:`~contextwise.process_context` as they are (the framework's own objects), and the
-    fragment's messages come back, the same objects, in order.
+    fragment's messages come back, the same objects, in order. The other options go to every
+    call as they are.
 
     Args:
         policy: The policy, or a mapping in the shape of a policy file.
-        fragment_id: The id of the fragment that holds the conversation; every step of the
-            policy works on it.
-        counter: A token counter, tokenizer or counting function, for token limits.
-        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
-        compressors: The compressors by name, as the policy's compress steps name them.
-        apps: The app mutations by name, as the policy's app steps name them.
-        decision_provider: The decision provider of a ``model`` selection.
-        step_timeout: The default maximum number of seconds that a compressor or app may take.
-        on_result: A function called with each :class:`~contextwise.ContextResult`, to log the
-            report or archive what was removed.
+        **options: The options (:class:`PolicyOptions`).
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, names a compressor or app that is
@@ -53,36 +64,19 @@ class ConversationPolicy:
     """
 
     def __init__(
-        self,
-        policy: ContextPolicy | Mapping[str, Any],
-        *,
-        fragment_id: str = "history",
-        counter: object | None = None,
-        budget: object | None = None,
-        compressors: Mapping[str, Compressor] | None = None,
-        apps: Mapping[str, AppMutation] | None = None,
-        decision_provider: DecisionProvider | None = None,
-        step_timeout: float | None = None,
-        on_result: ResultCallback | None = None,
+        self, policy: ContextPolicy | Mapping[str, Any], **options: Unpack[PolicyOptions]
     ) -> None:
+        self.fragment_id = options.pop("fragment_id", "history")
+        self.on_result = options.pop("on_result", None)
+        self.options: dict[str, Any] = dict(options)
+        """The keyword arguments of every :func:`~contextwise.process_context` call."""
         self.policy = validate_context_policy(
             policy,
-            compressors or {},
-            apps or {},
-            counter=counter,
-            fragments=[Fragment(fragment_id, messages=[])],
+            options.get("compressors") or {},
+            options.get("apps") or {},
+            counter=options.get("counter"),
+            fragments=[Fragment(self.fragment_id, messages=[])],
         )
-        self.fragment_id = fragment_id
-        self.on_result = on_result
-        self.options: dict[str, Any] = {
-            "counter": counter,
-            "budget": budget,
-            "compressors": compressors,
-            "apps": apps,
-            "decision_provider": decision_provider,
-            "step_timeout": step_timeout,
-        }
-        """The keyword arguments of every :func:`~contextwise.process_context` call."""
 
     def fit(self, messages: Sequence[MessageT]) -> list[MessageT]:
         """Apply the policy to a conversation and return the messages the model should see.

@@ -5,17 +5,10 @@ raises :class:`~contextwise.MissingDependencyError` when LangChain is not instal
 """
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
-from contextwise import (
-    AppMutation,
-    Compressor,
-    ContextPolicy,
-    ContextResult,
-    DecisionProvider,
-    MissingDependencyError,
-)
-from contextwise.integrations._conversation import ConversationPolicy
+from contextwise import ContextPolicy, MissingDependencyError
+from contextwise.integrations._conversation import ConversationPolicy, PolicyOptions
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -42,7 +35,8 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     Args:
         policy: The policy, or a mapping in the shape of a policy file; its steps work on the
             fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation.
+        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
+            omitted.
         counter: A token counter, tokenizer or counting function, for token limits.
         budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
         compressors: The compressors by name; they receive and return LangChain messages (or
@@ -70,28 +64,10 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     def __init__(
         self,
         policy: ContextPolicy | Mapping[str, Any],
-        *,
-        fragment_id: str = "history",
-        counter: object | None = None,
-        budget: object | None = None,
-        compressors: Mapping[str, Compressor] | None = None,
-        apps: Mapping[str, AppMutation] | None = None,
-        decision_provider: DecisionProvider | None = None,
-        step_timeout: float | None = None,
-        on_result: Callable[[ContextResult], object] | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
         super().__init__()
-        self._conversation = ConversationPolicy(
-            policy,
-            fragment_id=fragment_id,
-            counter=counter,
-            budget=budget,
-            compressors=compressors,
-            apps=apps,
-            decision_provider=decision_provider,
-            step_timeout=step_timeout,
-            on_result=on_result,
-        )
+        self._conversation = ConversationPolicy(policy, **options)
 
     def wrap_model_call(
         self,

@@ -6,18 +6,11 @@ SDK; it raises :class:`~contextwise.MissingDependencyError` when the SDK is not 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Unpack
 
-from contextwise import (
-    AppMutation,
-    Compressor,
-    ContextPolicy,
-    ContextResult,
-    DecisionProvider,
-    MissingDependencyError,
-)
-from contextwise.integrations._conversation import ConversationPolicy
+from contextwise import ContextPolicy, MissingDependencyError
+from contextwise.integrations._conversation import ConversationPolicy, PolicyOptions
 
 try:
     from agents.memory import Session
@@ -55,7 +48,8 @@ class PolicySession:
         session: The session that stores the items.
         policy: The policy, or a mapping in the shape of a policy file; its steps work on the
             fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation.
+        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
+            omitted.
         counter: A token counter, tokenizer or counting function, for token limits.
         budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
         compressors: The compressors by name; they receive Responses items and return an item
@@ -101,30 +95,12 @@ class PolicySession:
         self,
         session: Session,
         policy: ContextPolicy | Mapping[str, Any],
-        *,
-        fragment_id: str = "history",
-        counter: object | None = None,
-        budget: object | None = None,
-        compressors: Mapping[str, Compressor] | None = None,
-        apps: Mapping[str, AppMutation] | None = None,
-        decision_provider: DecisionProvider | None = None,
-        step_timeout: float | None = None,
-        on_result: Callable[[ContextResult], object] | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
-        self._conversation = ConversationPolicy(
-            policy,
-            fragment_id=fragment_id,
-            counter=counter,
-            budget=budget,
-            compressors=compressors,
-            apps=apps,
-            decision_provider=decision_provider,
-            step_timeout=step_timeout,
-            on_result=on_result,
-        )
+        self._conversation = ConversationPolicy(policy, **options)
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """Return the policy's context, or the latest stored items when a limit is given.

@@ -6,17 +6,10 @@ it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not i
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Unpack
 
-from contextwise import (
-    AppMutation,
-    Compressor,
-    ContextPolicy,
-    ContextResult,
-    DecisionProvider,
-    MissingDependencyError,
-)
-from contextwise.integrations._conversation import ConversationPolicy
+from contextwise import ContextPolicy, MissingDependencyError
+from contextwise.integrations._conversation import ConversationPolicy, PolicyOptions
 
 try:
     from pydantic_ai import RunContext
@@ -53,7 +46,8 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     Args:
         policy: The policy, or a mapping in the shape of a policy file; its steps work on the
             fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation.
+        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
+            omitted.
         counter: A token counter, tokenizer or counting function, for token limits.
         budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
         compressors: The compressors by name.
@@ -85,27 +79,9 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     def __init__(
         self,
         policy: ContextPolicy | Mapping[str, Any],
-        *,
-        fragment_id: str = "history",
-        counter: object | None = None,
-        budget: object | None = None,
-        compressors: Mapping[str, Compressor] | None = None,
-        apps: Mapping[str, AppMutation] | None = None,
-        decision_provider: DecisionProvider | None = None,
-        step_timeout: float | None = None,
-        on_result: Callable[[ContextResult], object] | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
-        self._conversation = ConversationPolicy(
-            policy,
-            fragment_id=fragment_id,
-            counter=counter,
-            budget=budget,
-            compressors=compressors,
-            apps=apps,
-            decision_provider=decision_provider,
-            step_timeout=step_timeout,
-            on_result=on_result,
-        )
+        self._conversation = ConversationPolicy(policy, **options)
 
     async def before_model_request(
         self,
@@ -136,15 +112,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
 
 def history_processor(
     policy: ContextPolicy | Mapping[str, Any],
-    *,
-    fragment_id: str = "history",
-    counter: object | None = None,
-    budget: object | None = None,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    decision_provider: DecisionProvider | None = None,
-    step_timeout: float | None = None,
-    on_result: Callable[[ContextResult], object] | None = None,
+    **options: Unpack[PolicyOptions],
 ) -> HistoryFunction:
     """Return the policy as a plain history processor, for pydantic-ai's ``ProcessHistory``.
 
@@ -154,7 +122,8 @@ def history_processor(
 
     Args:
         policy: The policy, or a mapping in the shape of a policy file.
-        fragment_id: The id of the fragment that holds the conversation.
+        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
+            omitted.
         counter: A token counter, tokenizer or counting function, for token limits.
         budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
         compressors: The compressors by name.
@@ -181,17 +150,7 @@ def history_processor(
         >>> agent.run_sync("Hello").output
         'success (no tool calls)'
     """
-    conversation = ConversationPolicy(
-        policy,
-        fragment_id=fragment_id,
-        counter=counter,
-        budget=budget,
-        compressors=compressors,
-        apps=apps,
-        decision_provider=decision_provider,
-        step_timeout=step_timeout,
-        on_result=on_result,
-    )
+    conversation = ConversationPolicy(policy, **options)
 
     async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
         return await conversation.afit(messages)

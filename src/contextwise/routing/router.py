@@ -12,8 +12,9 @@ from typing import Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
-from contextwise.decision.schema import DecisionUsage
+from contextwise.decision.schema import ChoiceQuestion, DecisionUsage
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
@@ -310,7 +311,8 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
 
 
 def _without_reasoning(message: Mapping[str, Any]) -> Any:
-    if not isinstance(message, Mapping):
+    # Exact dicts are tested first: they are the common case, and an ABC check is slow.
+    if type(message) is not dict and not isinstance(message, Mapping):
         try:
             message = plain_message(message)  # a LangChain or pydantic-ai message
         except ContextwiseError:
@@ -318,9 +320,14 @@ def _without_reasoning(message: Mapping[str, Any]) -> Any:
     if message.get("type") in REASONING_BLOCK_TYPES:
         return None
     content = message.get("content")
-    strip_content = isinstance(content, list) and any(
-        isinstance(part, Mapping) and part.get("type") in REASONING_BLOCK_TYPES for part in content
-    )
+    strip_content = False
+    if isinstance(content, list):
+        for part in content:
+            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
+                "type"
+            ) in REASONING_BLOCK_TYPES:
+                strip_content = True
+                break
     strip_keys = not REASONING_MESSAGE_KEYS.isdisjoint(message)
     if not strip_content and not strip_keys:
         return message if isinstance(message, dict) else dict(message)
@@ -401,7 +408,7 @@ class ModelRouter:
         ('deep', 'big-model', 'selected')
     """
 
-    __slots__ = ("on_event", "routing")
+    __slots__ = ("_questions", "on_event", "routing")
 
     routing: ModelRouting
     """The routing declaration."""
@@ -420,6 +427,11 @@ class ModelRouter:
             )
         self.routing = routing
         self.on_event = on_event
+        # The declaration is immutable: its questions are gathered once, not at every decision.
+        questions = {routing.question: routing.routing_question}
+        if routing.effort_question is not None and routing.effort_choice_question is not None:
+            questions[routing.effort_question] = routing.effort_choice_question
+        self._questions: Mapping[str, ChoiceQuestion] = questions
 
     def route(self, context: RoutingContext) -> RouteOutcome:
         """Choose the model for one harness step, from synchronous code.
@@ -565,13 +577,10 @@ class ModelRouter:
             state: Any = default_state(context)
         else:
             state = yield from call(routing.state, context)
-        questions = {routing.question: routing.routing_question}
-        if routing.effort_question is not None and routing.effort_choice_question is not None:
-            questions[routing.effort_question] = routing.effort_choice_question
         outcomes = yield from choices_effects(
             routing.provider,
             routing.model,
-            questions,
+            self._questions,
             state,
             routing.min_confidence,
             timeout=routing.timeout,
@@ -598,16 +607,19 @@ class ModelRouter:
             chosen = clamp_effort(Effort(effort.choice), spec.supported_efforts)
         confidence = None if outcome is None else outcome.confidence
         usage = None if outcome is None else outcome.usage
-        result = RouteOutcome.model_construct(
-            step=step,
-            choice=choice,
-            model=spec,
-            reason=reason,
-            confidence=confidence,
-            usage=usage,
-            effort_sent=effort_sent,
-            effort=chosen,
-            proposed=None if outcome is None else outcome.choice,
+        result = construct(
+            RouteOutcome,
+            {
+                "step": step,
+                "choice": choice,
+                "model": spec,
+                "reason": reason,
+                "confidence": confidence,
+                "usage": usage,
+                "effort_sent": effort_sent,
+                "effort": chosen,
+                "proposed": None if outcome is None else outcome.choice,
+            },
         )
         duration_ms = (perf_counter() - start) * 1000.0
         if self.on_event is not None:
@@ -616,27 +628,38 @@ class ModelRouter:
             )
         level = logging.WARNING if error is not None else logging.INFO
         if logger.isEnabledFor(level):
-            extra = self._log_extra(step, duration_ms, error)
-            extra.update(
-                choice=choice,
-                model=spec.name,
-                reason=reason,
-                confidence=confidence,
-                decision_ms=None if outcome is None else outcome.duration_ms,
-                input_tokens=None if usage is None else usage.input_tokens,
-                output_tokens=None if usage is None else usage.output_tokens,
-            )
-            logger.log(
-                level,
-                "step %s routed to %s (%s, reason %s, confidence %s)",
-                step,
-                choice,
-                spec.name,
-                reason,
-                confidence,
-                extra=extra,
-            )
+            self._log_route(level, result, outcome, duration_ms, error)
         return result
+
+    def _log_route(
+        self,
+        level: int,
+        result: RouteOutcome,
+        outcome: ChoiceOutcome | None,
+        duration_ms: float,
+        error: BaseException | None,
+    ) -> None:
+        usage = result.usage
+        extra = self._log_extra(result.step, duration_ms, error)
+        extra.update(
+            choice=result.choice,
+            model=result.model.name,
+            reason=result.reason,
+            confidence=result.confidence,
+            decision_ms=None if outcome is None else outcome.duration_ms,
+            input_tokens=None if usage is None else usage.input_tokens,
+            output_tokens=None if usage is None else usage.output_tokens,
+        )
+        logger.log(
+            level,
+            "step %s routed to %s (%s, reason %s, confidence %s)",
+            result.step,
+            result.choice,
+            result.model.name,
+            result.reason,
+            result.confidence,
+            extra=extra,
+        )
 
     def _log_failure(self, step: int, error: BaseException, duration_ms: float) -> None:
         cancelled = isinstance(error, asyncio.CancelledError)

@@ -323,6 +323,45 @@ class Collector:
 
     # -- docstrings ----------------------------------------------------------------------------
 
+    def unpacked(self, obj: Any) -> dict[str, Any]:
+        """The keys of a ``**options: Unpack[SomeTypedDict]`` parameter of a function, or of a
+        class's ``__init__``, in source order: name -> the typed dict's attribute (read
+        statically). Each key is documented as a keyword parameter of its own."""
+        fn = obj.members.get("__init__") if obj.kind is griffe.Kind.CLASS else obj
+        if fn is None or fn.is_alias or fn.kind is not griffe.Kind.FUNCTION:
+            return {}
+        for param in fn.parameters:
+            annotation = param.annotation
+            if (
+                param.kind is _KINDS.var_keyword
+                and isinstance(annotation, griffe.ExprSubscript)
+                and getattr(annotation.left, "name", None) == "Unpack"
+                and isinstance(annotation.slice, griffe.Expr)
+            ):
+                typed = self.module.modules_collection.get_member(annotation.slice.canonical_path)
+                members = sorted(typed.members.items(), key=lambda m: m[1].lineno or 0)
+                return {n: m for n, m in members if m.kind is griffe.Kind.ATTRIBUTE}
+        return {}
+
+    def _sections(self, obj: Any, context: str) -> list[Any]:
+        """The parsed docstring. With unpacked keyword options, griffe cannot tell that an option
+        is a parameter: its two warnings are off, and each documented name is checked here."""
+        keys = self.unpacked(obj) if obj.kind in (griffe.Kind.CLASS, griffe.Kind.FUNCTION) else {}
+        if not keys:
+            return list(obj.docstring.parsed)
+        quiet = {**DOCSTRING_OPTIONS, "warn_unknown_params": False, "warn_missing_types": False}
+        sections = list(obj.docstring.parse("google", **quiet))
+        fn = obj.members["__init__"] if obj.kind is griffe.Kind.CLASS else obj
+        known = {p.name for p in fn.parameters} | set(keys)
+        for section in sections:
+            if section.kind.value == "parameters":
+                self.problems += [
+                    f"{context}: the parameter {param.name!r} is not in the signature"
+                    for param in section.value
+                    if param.name.lstrip("*") not in known
+                ]
+        return sections
+
     def doc(self, obj: Any, context: str) -> Doc:
         doc = Doc()
         if obj.docstring is None:
@@ -330,7 +369,7 @@ class Collector:
         number = 0
         examples = 0
         raised: dict[str, int] = {}
-        for section in obj.docstring.parsed:
+        for section in self._sections(obj, context):
             kind = section.kind.value
             if kind == "text":
                 blocks, number = text_blocks(section.value, context, not doc.description, number)
@@ -445,7 +484,16 @@ class Collector:
         parameters = list(fn.parameters)
         if method and "staticmethod" not in fn.labels and parameters:
             parameters = parameters[1:]
-        params = [self._param(p, doc) for p in parameters]
+        params: list[Param] = []
+        keys = self.unpacked(fn)
+        for p in parameters:
+            if p.kind is _KINDS.var_keyword and keys:
+                params += [
+                    Param(name, self.type(key.annotation), None, False, doc.params.get(name))
+                    for name, key in keys.items()
+                ]
+            else:
+                params.append(self._param(p, doc))
         returns = fn.returns if fn.returns not in (None, "None") else None
         prefix = "async " if "async" in fn.labels else ""
         decorators = "".join(
