@@ -30,6 +30,7 @@ from contextwise import (
     RoutingConfigurationError,
     provider_options,
 )
+from support.errors import assert_translated
 
 Sent = list[dict[str, Any]]
 
@@ -370,3 +371,69 @@ def test_every_api_and_level_builds_a_request_its_sdk_accepts(
     sent_keys = set(body) - {"__path__", "messages", "input", "contents"}
     expected = set(options) - {"config"} if api != "gemini" else {"generationConfig"}
     assert sent_keys == expected - ({"model"} if api == "gemini" else set())
+
+
+def test_anthropic_rejects_an_explicit_budget_below_its_minimum() -> None:
+    with pytest.raises(RoutingConfigurationError) as caught:
+        ModelSpec(
+            name="claude-sonnet-4-6",
+            api="anthropic",
+            max_output_tokens=8_000,
+            reasoning_tokens={"low": 512},
+        )
+    assert caught.value.code == "thinking_budget_below_minimum"
+    assert caught.value.params["field"] == "reasoning_tokens"
+    assert caught.value.params["tokens"] == 512
+    assert caught.value.params["minimum"] == 1_024
+    assert_translated(caught.value)
+
+
+def test_other_apis_keep_small_explicit_budgets() -> None:
+    spec = ModelSpec(name="gemini-2.5-flash", api="gemini", reasoning_tokens={"low": 512})
+    assert provider_options(spec, "low")["config"]["thinking_config"] == {"thinking_budget": 512}
+
+
+def test_anthropic_explicit_zero_budget_disables_thinking() -> None:
+    spec = ModelSpec(
+        name="claude-sonnet-4-6", api="anthropic", max_output_tokens=800,
+        reasoning_tokens={"low": 0},
+    )
+    assert send_anthropic(provider_options(spec, "low"))["thinking"] == {"type": "disabled"}
+
+
+def test_anthropic_derived_budget_below_minimum_is_an_error() -> None:
+    spec = ModelSpec(name="claude-sonnet-4-6", api="anthropic", max_output_tokens=2_000)
+    with pytest.raises(RoutingConfigurationError) as caught:
+        provider_options(spec, "medium")
+    assert caught.value.code == "derived_thinking_budget_below_minimum"
+    assert caught.value.params["tokens"] == 1_000
+    assert caught.value.params["limit"] == 2_000
+    assert_translated(caught.value)
+    fixed = spec.model_copy(update={"reasoning_tokens": {Effort.MEDIUM: 1_024}})
+    fixed = ModelSpec.model_validate(fixed.model_dump())
+    assert send_anthropic(provider_options(fixed, "medium"))["thinking"]["budget_tokens"] == 1_024
+
+
+@pytest.mark.parametrize("limit", [1, 2, 1_000, 1_024])
+def test_anthropic_output_limit_without_room_for_thinking_is_an_error(limit: int) -> None:
+    spec = ModelSpec(name="claude-sonnet-4-6", api="anthropic", max_output_tokens=limit)
+    with pytest.raises(RoutingConfigurationError) as caught:
+        provider_options(spec, "low")
+    assert caught.value.code == "output_limit_below_thinking_minimum"
+    assert caught.value.params["field"] == "max_output_tokens"
+    assert caught.value.params["limit"] == limit
+    assert_translated(caught.value)
+    assert provider_options(spec, "none")["thinking"] == {"type": "disabled"}
+
+
+@pytest.mark.parametrize("limit", [1_025, 2_047, 2_048, 2_049, 4_096, 8_000, 16_000])
+@pytest.mark.parametrize("level", ["low", "medium", "high", "max"])
+def test_every_anthropic_budget_sent_is_at_least_the_minimum(limit: int, level: str) -> None:
+    spec = ModelSpec(name="claude-sonnet-4-6", api="anthropic", max_output_tokens=limit)
+    try:
+        options = provider_options(spec, level)
+    except RoutingConfigurationError as err:
+        assert err.code == "derived_thinking_budget_below_minimum"
+        return
+    body = send_anthropic(options)
+    assert 1_024 <= body["thinking"]["budget_tokens"] < body["max_tokens"]

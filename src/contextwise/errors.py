@@ -518,6 +518,23 @@ class RoutingConfigurationError(InvalidValueError):
         "missing_output_limit": N_(
             "Model '{model}' declares no {field}, and the {api} API requires an output limit."
         ),
+        "thinking_budget_below_minimum": N_(
+            "{field} gives the effort level '{level}' a thinking budget of {tokens} tokens, but "
+            "the {api} API requires at least {minimum} tokens; give it 0 to send no thinking, or "
+            "at least {minimum}."
+        ),
+        "derived_thinking_budget_below_minimum": N_(
+            "Model '{model}' has no {field} entry for the effort level '{level}', and its "
+            "default thinking budget, lowered to {tokens} tokens to fit the output limit of "
+            "{limit} tokens, is below the {api} API's minimum of {minimum}; give the level an "
+            "entry of at least {minimum} tokens, below {limit}."
+        ),
+        "output_limit_below_thinking_minimum": N_(
+            "Model '{model}' has an output limit of {limit} tokens, which leaves no room for the "
+            "{api} API's minimum thinking budget of {minimum} tokens plus the answer at the "
+            "effort level '{level}'; raise max_output_tokens above {minimum}, or send the level "
+            "'none'."
+        ),
         "effort_question_is_routing_question": N_(
             "{field} names the routing question '{question}'; the effort needs a question of "
             "its own."

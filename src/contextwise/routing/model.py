@@ -57,6 +57,9 @@ DEFAULT_REASONING_TOKENS: Mapping[Effort, int] = MappingProxyType(
 )
 """The thinking budget of a level that ``ModelSpec.reasoning_tokens`` does not list."""
 
+MIN_ANTHROPIC_THINKING_TOKENS = 1_024
+"""The smallest thinking budget the Anthropic API accepts (``budget_tokens``)."""
+
 
 class ModelSpec(CodedModel):
     """A candidate model and its own settings.
@@ -73,7 +76,8 @@ class ModelSpec(CodedModel):
     (``unknown_effort_name``) or that the declared API does not accept
     (``effort_name_not_in_api``), a thinking budget that leaves no room for the answer in the
     output limit (``reasoning_tokens_over_output``) or exceeds the context window
-    (``reasoning_tokens_over_window``). An unknown effort level raises
+    (``reasoning_tokens_over_window``), or, for the ``anthropic`` API, a budget between 1 and
+    1,023 tokens, below the provider's minimum (``thinking_budget_below_minimum``). An unknown effort level raises
     :class:`~contextwise.errors.InvalidValueError` (code ``invalid_effort``).
 
     Sizes are whole numbers, never read from strings: ``ModelSpec(name="m", window="32000")`` is
@@ -175,6 +179,15 @@ class ModelSpec(CodedModel):
     def _check_effort_settings(self) -> ModelSpec:
         _check_effort_words(self.effort_names or {}, self.api)
         for level, tokens in (self.reasoning_tokens or {}).items():
+            if self.api == "anthropic" and 0 < tokens < MIN_ANTHROPIC_THINKING_TOKENS:
+                raise RoutingConfigurationError(
+                    "thinking_budget_below_minimum",
+                    field="reasoning_tokens",
+                    level=level.value,
+                    tokens=tokens,
+                    minimum=MIN_ANTHROPIC_THINKING_TOKENS,
+                    api=self.api,
+                )
             if self.max_output_tokens is not None and tokens >= self.max_output_tokens:
                 raise RoutingConfigurationError(
                     "reasoning_tokens_over_output",

@@ -6,7 +6,7 @@ from typing import Any
 
 from contextwise.effort import Effort, EffortLevel, clamp_effort
 from contextwise.errors import RoutingConfigurationError
-from contextwise.routing.model import APIS, ModelSpec
+from contextwise.routing.model import APIS, MIN_ANTHROPIC_THINKING_TOKENS, ModelSpec
 
 
 def provider_options(model: ModelSpec | str, effort: EffortLevel | None = None) -> dict[str, Any]:
@@ -24,7 +24,11 @@ def provider_options(model: ModelSpec | str, effort: EffortLevel | None = None) 
     - ``anthropic``: ``max_tokens`` and ``thinking``: ``{"type": "enabled", "budget_tokens": n}``
       with the level's thinking budget, or ``{"type": "adaptive"}`` with
       ``output_config={"effort": ...}`` when ``effort_names`` names the level, or
-      ``{"type": "disabled"}`` for ``none``;
+      ``{"type": "disabled"}`` for ``none`` or a ``reasoning_tokens`` entry of 0. The API rejects a budget below
+      1,024 tokens, so such a request is never built: an explicit ``reasoning_tokens`` entry
+      below it is refused when the :class:`ModelSpec` is made, and a default budget that the
+      output limit lowers below it raises an error here instead of being sent or silently
+      raised;
     - ``gemini``: ``config={"max_output_tokens": ..., "thinking_config": ...}`` whose
       ``thinking_config`` holds the level's ``thinking_budget`` (0 for ``none``), or its
       ``thinking_level`` (the provider's word in capitals, as the API spells it) when
@@ -46,7 +50,11 @@ def provider_options(model: ModelSpec | str, effort: EffortLevel | None = None) 
     Raises:
         RoutingConfigurationError: When the model declares no API (code ``missing_api``), or
             when the Anthropic API is called without an output limit (code
-            ``missing_output_limit``).
+            ``missing_output_limit``), or when the level's default thinking budget, lowered to
+            fit the output limit, falls below Anthropic's minimum of 1,024 tokens (code
+            ``derived_thinking_budget_below_minimum``, fixed by a ``reasoning_tokens`` entry for
+            the level) or the output limit leaves no room for 1,024 thinking tokens and the
+            answer (code ``output_limit_below_thinking_minimum``).
         InvalidValueError: When the effort is not an effort level (code ``invalid_effort``).
 
     Examples:
@@ -111,8 +119,36 @@ def _anthropic(spec: ModelSpec, level: Effort | None) -> dict[str, Any]:
         options["thinking"] = {"type": "adaptive"}
         options["output_config"] = {"effort": _word(spec, level)}
     else:
-        options["thinking"] = {"type": "enabled", "budget_tokens": spec.thinking_budget(level)}
+        budget = _anthropic_budget(spec, level)
+        options["thinking"] = (
+            {"type": "enabled", "budget_tokens": budget} if budget else {"type": "disabled"}
+        )
     return options
+
+
+def _anthropic_budget(spec: ModelSpec, level: Effort) -> int:
+    budget = spec.thinking_budget(level)
+    explicit = level in (spec.reasoning_tokens or {})
+    if budget >= MIN_ANTHROPIC_THINKING_TOKENS or (explicit and budget == 0):
+        return budget
+    limit = spec.max_output_tokens
+    params: dict[str, Any] = {
+        "model": spec.name,
+        "level": level.value,
+        "limit": limit,
+        "minimum": MIN_ANTHROPIC_THINKING_TOKENS,
+        "api": "anthropic",
+    }
+    if limit is not None and limit > MIN_ANTHROPIC_THINKING_TOKENS:
+        raise RoutingConfigurationError(
+            "derived_thinking_budget_below_minimum",
+            field="reasoning_tokens",
+            tokens=budget,
+            **params,
+        )
+    raise RoutingConfigurationError(
+        "output_limit_below_thinking_minimum", field="max_output_tokens", **params
+    )
 
 
 def _gemini(spec: ModelSpec, level: Effort | None) -> dict[str, Any]:
