@@ -77,7 +77,8 @@ class ModelSpec(CodedModel):
     (``effort_name_not_in_api``), a thinking budget that leaves no room for the answer in the
     output limit (``reasoning_tokens_over_output``) or exceeds the context window
     (``reasoning_tokens_over_window``), or, for the ``anthropic`` API, a budget between 1 and
-    1,023 tokens, below the provider's minimum (``thinking_budget_below_minimum``). An unknown effort level raises
+    1,023 tokens, below the provider's minimum (``thinking_budget_below_minimum``). An unknown
+    effort level raises
     :class:`~contextwise.errors.InvalidValueError` (code ``invalid_effort``).
 
     Sizes are whole numbers, never read from strings: ``ModelSpec(name="m", window="32000")`` is
