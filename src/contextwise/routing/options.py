@@ -25,10 +25,10 @@ def provider_options(model: ModelSpec | str, effort: EffortLevel | None = None) 
       with the level's thinking budget, or ``{"type": "adaptive"}`` with
       ``output_config={"effort": ...}`` when ``effort_names`` names the level, or
       ``{"type": "disabled"}`` for ``none`` or a ``reasoning_tokens`` entry of 0. The API
-      rejects a budget below 1,024 tokens, so such a request is never built: an explicit ``reasoning_tokens`` entry
-      below it is refused when the :class:`ModelSpec` is made, and a default budget that the
-      output limit lowers below it raises an error here instead of being sent or silently
-      raised;
+      rejects a budget below 1,024 tokens, so such a request is never built: an explicit
+      ``reasoning_tokens`` entry below it is refused when the :class:`ModelSpec` is made, and a
+      default budget that the output limit lowers below it raises an error here instead of
+      being sent or silently raised;
     - ``gemini``: ``config={"max_output_tokens": ..., "thinking_config": ...}`` whose
       ``thinking_config`` holds the level's ``thinking_budget`` (0 for ``none``), or its
       ``thinking_level`` (the provider's word in capitals, as the API spells it) when
