@@ -87,7 +87,7 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
         assert [cls.name for cls in pages[slug].classes] == [name]
         constructor = pages[slug].classes[0].constructor
         assert constructor is not None
-        # ``**options: Unpack[PolicyOptions]`` is shown as one documented parameter per option.
+        # ``**options: Unpack[RunnerOptions]`` is shown as one documented parameter per option.
         params = {param.name: param for param in constructor.params}
         assert {"fragment_id", "counter", "compressors", "on_result"} <= params.keys()
         assert "**options" not in params
@@ -95,6 +95,79 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
         assert not params["fragment_id"].required
     assert pages["integrations-pydantic-ai"].functions[0].name == "history_processor"
     assert not [n for n in sys.modules if n.startswith("contextwise.integrations.")]
+
+
+RUNNER_OPTIONS = (
+    "counter",
+    "budget",
+    "compressors",
+    "apps",
+    "decision_provider",
+    "step_timeout",
+    "part_estimate",
+    "unknown_items",
+)
+
+
+def _unpacking_functions(reference: Reference) -> list[tuple[str, list[object]]]:
+    """Every documented function and constructor whose signature takes
+    ``**options: Unpack[RunnerOptions]``, with its parameters."""
+    found: list[tuple[str, list[object]]] = []
+    for page in reference.pages:
+        functions = list(page.functions)
+        for cls in page.classes:
+            functions += [cls.constructor, *cls.methods] if cls.constructor else list(cls.methods)
+        for function in functions:
+            if "Unpack[RunnerOptions]" in function.signature:
+                found.append((function.path, list(function.params)))
+    return found
+
+
+def test_runner_options_are_one_table_documented_once_by_the_typed_dict() -> None:
+    state = project.load(project.Project())
+    unpacking = _unpacking_functions(state.reference)
+    paths = {path for path, _ in unpacking}
+    for expected in (
+        "contextwise.policy.ContextPolicy.bind",
+        "contextwise.policy.process_context",
+        "contextwise.session.ContextSession",
+        "contextwise.step.prepare_step",
+        "contextwise.integrations.langchain.ContextPolicyMiddleware",
+        "contextwise.integrations.pydantic_ai.history_processor",
+        "contextwise.integrations.openai_agents.PolicySession",
+    ):
+        assert any(path.startswith(expected) for path in paths), expected
+    for path, params in unpacking:
+        by_name = {param.name: param for param in params}  # type: ignore[attr-defined]
+        assert "**options" not in by_name and "**changes" not in by_name, path
+        for option in RUNNER_OPTIONS:
+            param = by_name[option]
+            assert not param.required and param.default is None, (path, option)
+            # One message, the typed dict's own: a translator sees each description once.
+            assert param.description is not None, (path, option)
+            assert param.description.context == (
+                f"contextwise.policy.RunnerOptions.{option}:description"
+            ), (path, option)
+    template = (ROOT / "locales" / "reference.pot").read_text(encoding="utf-8")
+    for path, _ in unpacking:
+        for option in RUNNER_OPTIONS:
+            assert f'msgctxt "{path}:param:{option}"' not in template, (path, option)
+    for option in RUNNER_OPTIONS:
+        assert f'msgctxt "contextwise.policy.RunnerOptions.{option}:description"' in template
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_private_type_appears_in_a_signature_of_the_reference(language: str) -> None:
+    import re
+
+    private = re.compile(r"(?<![\w.])_[A-Z]\w*")
+    folder = ROOT / "docs" / language / "reference"
+    for page in sorted(folder.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        signatures = re.findall(r"```python\n(.*?)```", text, re.S)
+        cells = re.findall(r"<code>(.*?)</code>", text)
+        for snippet in signatures + cells:
+            assert not private.search(snippet), f"{page.name}: {snippet!r}"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

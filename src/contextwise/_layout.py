@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import accumulate, compress, repeat
 from operator import concat, eq, itemgetter
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 from contextwise.errors import InvalidTypeError
 from contextwise.shapes import (
@@ -102,15 +102,17 @@ def profile_messages(
     items: Sequence[Message],
     sizes: Sequence[int] | None = None,
     estimate: PartEstimate | None = None,
+    opaque: bool = False,
 ) -> Profile:
     """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts.
 
     With ``sizes`` (each message's characters, measured earlier), nothing is measured again.
     Roles are those of :class:`~contextwise.shapes.MessageFacts` (a LangChain ``HumanMessage`` is
-    ``user``, a Gemini ``model`` content is ``assistant``...).
+    ``user``, a Gemini ``model`` content is ``assistant``...). With ``opaque``, an item that no
+    shape knows is one opaque unit (see :func:`~contextwise.shapes.read_message`).
     """
     if sizes is not None and len(sizes) == len(items):
-        return profile_known(items, list(sizes), estimate)
+        return profile_known(items, list(sizes), estimate, opaque)
     if items:
         try:
             # C-level passes: far faster than one Python-level walk per message.
@@ -132,7 +134,7 @@ def profile_messages(
             plain = plain_langchain(items)
             if plain is not None:
                 return Profile(*plain[:2], True, plain[2])
-    facts = read_all(items, estimate)
+    facts = read_all(items, estimate, opaque)
     profile = Profile([fact.chars for fact in facts], [fact.role for fact in facts], False)
     profile.facts = facts
     profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
@@ -140,12 +142,17 @@ def profile_messages(
 
 
 def message_tokens(
-    message: Message, count: Callable[[str], int], estimate: PartEstimate | None = None
+    message: Message,
+    count: Callable[[str], int],
+    estimate: PartEstimate | None = None,
+    opaque: bool = False,
 ) -> int:
     """The tokens of one message: its text through ``count``, plus its estimated parts at the
     estimate's characters per token (parts without text are not free in tokens either)."""
     pieces: list[str] = []
-    facts = read_message(message, part_estimate=estimate, sink=pieces)
+    facts = read_message(
+        message, part_estimate=estimate, sink=pieces, unknown_items=_unknown(opaque)
+    )
     tokens = count("\n".join(pieces))
     if facts.estimated_chars:
         per_token = (estimate or DEFAULT_PART_ESTIMATE).chars_per_token
@@ -153,15 +160,26 @@ def message_tokens(
     return tokens
 
 
-def read_all(items: Sequence[Message], estimate: PartEstimate | None = None) -> list[MessageFacts]:
+def read_all(
+    items: Sequence[Message], estimate: PartEstimate | None = None, opaque: bool = False
+) -> list[MessageFacts]:
     """Read every message of a list (see :func:`contextwise.shapes.read_message`)."""
+    unknown_items = _unknown(opaque)
     return [
-        read_message(message, index, part_estimate=estimate) for index, message in enumerate(items)
+        read_message(message, index, part_estimate=estimate, unknown_items=unknown_items)
+        for index, message in enumerate(items)
     ]
 
 
+def _unknown(opaque: bool) -> Literal["error", "opaque"]:
+    return "opaque" if opaque else "error"
+
+
 def profile_known(
-    items: Sequence[Message], sizes: list[int], estimate: PartEstimate | None = None
+    items: Sequence[Message],
+    sizes: list[int],
+    estimate: PartEstimate | None = None,
+    opaque: bool = False,
 ) -> Profile:
     """The profile of messages whose sizes are known: only roles and plainness are read."""
     get: Any = dict.get
@@ -176,7 +194,7 @@ def profile_known(
                 return Profile(sizes, roles, True, pinned_roles)
     except TypeError:
         pass  # not all dicts: the general profile below
-    facts = read_all(items, estimate)
+    facts = read_all(items, estimate, opaque)
     profile = Profile(sizes, [fact.role for fact in facts], False)
     profile.facts = facts
     profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
@@ -315,12 +333,12 @@ def _origin(
     return calls.get(result)
 
 
-def orphan_results(items: Sequence[Message]) -> list[int]:
+def orphan_results(items: Sequence[Message], opaque: bool = False) -> list[int]:
     """The indices of the messages holding a result whose call no earlier message makes."""
     seen: set[CallKey] = set()
     open_named: dict[CallKey, int] = {}
     orphans: list[int] = []
-    for index, fact in enumerate(read_all(items)):
+    for index, fact in enumerate(read_all(items, opaque=opaque)):
         orphan = False
         for result in fact.results:
             if isinstance(result, tuple):

@@ -289,6 +289,7 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "not_a_number": N_("{name} must be a number, got a value of type {type_name}."),
         "bool_not_a_number": N_("{name} must be a number, not a boolean."),
         "not_a_string": N_("{name} must be a string, got a value of type {type_name}."),
+        "not_callable": N_("{name} must be a function, got a value of type {type_name}."),
         "not_a_bool": N_("{name} must be True or False, got a value of type {type_name}."),
         "not_a_collection": N_(
             "{name} must be a list or another collection, got a value of type {type_name}."
@@ -829,9 +830,10 @@ class PolicyConfigurationError(InvalidValueError):
     """A context policy is invalid, or does not match what the application supplies.
 
     :func:`~contextwise.policy.validate_context_policy` and
-    :func:`~contextwise.policy.process_context` raise it: for a rule of the policy itself (unique
-    step ids, a trigger above its target...), and for a compressor, app or fragment that a step
-    names but the application does not supply. Reading or constructing a
+    :meth:`~contextwise.policy.ContextPolicy.bind` raise it: for a rule of the policy itself
+    (unique step ids, a trigger above its target...), for a compressor, app or fragment that a
+    step names but the application does not supply, and for a runner option that does not exist
+    or does not fit the policy. Reading or constructing a
     :class:`~contextwise.policy.ContextPolicy` raises it too, for every problem of the file: an
     unknown key (``unknown_key``), one key in both spellings (``duplicate_key``), a wrong type
     (``wrong_type``), a value out of range (``out_of_range``), a missing key (``missing_key``),
@@ -907,6 +909,19 @@ class PolicyConfigurationError(InvalidValueError):
         "invalid_step_timeout": N_(
             "step_timeout must be a finite number of seconds greater than 0, got {value}."
         ),
+        "unknown_runner_option": NP_(
+            "The option {names} does not exist; the runner options are {known}.",
+            "The options {names} do not exist; the runner options are {known}.",
+            "count",
+        ),
+        "runner_with_options": NP_(
+            "A policy runner was given together with the option {names}: bind it into the runner "
+            "with replace(), or give the policy instead of the runner.",
+            "A policy runner was given together with the options {names}: bind them into the "
+            "runner with replace(), or give the policy instead of the runner.",
+            "count",
+        ),
+        "invalid_unknown_items": N_("unknown_items must be 'error' or 'opaque', got {value}."),
         "unsupported_policy_file": N_(
             "The policy file '{path}' has the suffix '{suffix}'; use .json or .toml."
         ),

@@ -9,31 +9,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from contextwise._effects import Effects, run_async, run_sync
-from contextwise._layout import message_tokens
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
-from contextwise.decision.schema import DecisionProvider
 from contextwise.effort import Effort
 from contextwise.errors import RoutingConfigurationError
 from contextwise.messages import ChatMessage
 from contextwise.policy import (
-    AppMutation,
-    Compressor,
     ContextPolicy,
     ContextProcessingReport,
     ContextResult,
     Fragment,
+    PolicyRunner,
     RemovedItem,
+    RunnerOptions,
 )
-from contextwise.policy.engine import context_effects
+from contextwise.policy.runner import as_runner, measure_of, runner_core
 from contextwise.routing.model import ModelSpec, RoutingContext
 from contextwise.routing.options import provider_options
 from contextwise.routing.router import ModelRouter, RouteOutcome, route_effects
 from contextwise.routing.rules import RuleRouter
-from contextwise.shapes import PartEstimate
-from contextwise.tokens import EstimateCounter, TokenCounter, as_token_counter
+from contextwise.tokens import EstimateCounter
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +209,7 @@ def model_budget(
 
 
 def prepare_step(
-    policy: ContextPolicy | Mapping[str, Any],
+    policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
     router: ModelRouter | RuleRouter | None = None,
@@ -221,14 +218,10 @@ def prepare_step(
     active: str | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
-    counter: object | None = None,
     window: int | None = None,
     output: int = 0,
     reasoning: int = 0,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    decision_provider: DecisionProvider | None = None,
-    part_estimate: PartEstimate | None = None,
+    **options: Unpack[RunnerOptions],
 ) -> PreparedStep:
     """Prepare one harness step: compact the context, route the step, check the budget.
 
@@ -275,31 +268,17 @@ def prepare_step(
     """
     return run_sync(
         _core(
-            policy,
+            as_runner(policy, options, defaults=_STEP_DEFAULTS),
             fragments,
             _StepOptions(
-                _step_router(router, model),
-                step,
-                active,
-                system,
-                tools,
-                counter,
-                window,
-                output,
-                reasoning,
+                _step_router(router, model), step, active, system, tools, window, output, reasoning
             ),
-            {
-                "compressors": compressors,
-                "apps": apps,
-                "decision_provider": decision_provider,
-                "part_estimate": part_estimate,
-            },
         )
     )
 
 
 async def aprepare_step(
-    policy: ContextPolicy | Mapping[str, Any],
+    policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
     router: ModelRouter | RuleRouter | None = None,
@@ -308,14 +287,10 @@ async def aprepare_step(
     active: str | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
-    counter: object | None = None,
     window: int | None = None,
     output: int = 0,
     reasoning: int = 0,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    decision_provider: DecisionProvider | None = None,
-    part_estimate: PartEstimate | None = None,
+    **options: Unpack[RunnerOptions],
 ) -> PreparedStep:
     """Prepare one harness step: compact the context, route the step, check the budget.
 
@@ -331,8 +306,11 @@ async def aprepare_step(
        smaller budget (``recompacted`` is then ``True``); if they still do not fit,
        :class:`~contextwise.errors.ContextOverflowError` names the fragments and the shortfall.
 
-    Token counts use ``counter`` the same way as the policy: a text through the counter, a list
-    of messages as the sum of its messages' texts. The budget check covers the fragments only, so
+    The runner options (or those of the runner given) serve the whole step: the counter (the
+    estimate counter when there is none) and the part estimate measure the budget check too, and
+    a ``budget`` caps every model's budget (the policy runs with the smaller of the two). Token
+    counts use the counter the same way as the policy: a text through the counter, a list of
+    messages as the sum of its messages' texts. The budget check covers the fragments only, so
     anything else that takes tokens in the prompt (instructions, tool specifications) belongs in a
     text fragment, or in the output, reasoning or safety reserves.
 
@@ -340,7 +318,10 @@ async def aprepare_step(
     full harness loop.
 
     Args:
-        policy: The context policy, or a mapping in the shape of a policy file.
+        policy: The policy's runner, or the context policy (or a mapping in the shape of a
+            policy file) to bind with ``options``. The step gives the runner each model's budget
+            (:meth:`~contextwise.policy.PolicyRunner.replace`), and the estimate counter when it
+            has no counter.
         fragments: The fragments of the context before compaction.
         router: The router that picks the model: a :class:`~contextwise.routing.ModelRouter`
             or a :class:`~contextwise.routing.RuleRouter`; its ``on_event`` receives the routing
@@ -353,19 +334,11 @@ async def aprepare_step(
         system: The conversation model's instructions, shown to the decision model.
         tools: The tool specifications offered to the conversation model, shown to the decision
             model.
-        counter: The token counter (or a tokenizer or counting function); the estimate counter
-            when omitted.
         window: The context window of models whose spec declares none.
         output: The output reserve of models whose spec declares no ``max_output_tokens``.
         reasoning: The reasoning reserve of a model run without an effort. With an effort, the
             reserve is that effort's thinking budget (:meth:`ModelSpec.thinking_budget`), the one
             :meth:`PreparedStep.request_options` sends.
-        compressors: The compressors by name, as the policy's compress steps name them.
-        apps: The app mutations by name, as the policy's app steps name them.
-        decision_provider: The decision provider of a policy with a ``model`` selection.
-        part_estimate: How the parts of messages that have no text (images, audio, files,
-            encrypted reasoning) are measured, in the policy and in the budget check;
-            :class:`~contextwise.PartEstimate` by default.
 
     Returns:
         The compacted fragments, the policy's report, what was removed, the route outcome, the
@@ -420,27 +393,17 @@ async def aprepare_step(
     """
     return await run_async(
         _core(
-            policy,
+            as_runner(policy, options, defaults=_STEP_DEFAULTS),
             fragments,
             _StepOptions(
-                _step_router(router, model),
-                step,
-                active,
-                system,
-                tools,
-                counter,
-                window,
-                output,
-                reasoning,
+                _step_router(router, model), step, active, system, tools, window, output, reasoning
             ),
-            {
-                "compressors": compressors,
-                "apps": apps,
-                "decision_provider": decision_provider,
-                "part_estimate": part_estimate,
-            },
         )
     )
+
+
+_STEP_DEFAULTS: Mapping[str, Any] = {"counter": EstimateCounter()}
+"""A step counts tokens for its budget check: the estimate counter unless told otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,7 +415,6 @@ class _StepOptions:
     active: str | None
     system: str
     tools: Sequence[Mapping[str, Any]]
-    counter: object | None
     window: int | None
     output: int
     reasoning: int
@@ -494,10 +456,9 @@ def _step_router(
 
 
 def _core(
-    policy: ContextPolicy | Mapping[str, Any],
+    runner: PolicyRunner,
     fragments: Sequence[Fragment | Mapping[str, Any]],
     options: _StepOptions,
-    functions: dict[str, Any],
 ) -> Effects[PreparedStep]:
     """The core of :func:`prepare_step` and :func:`aprepare_step`, for any driver."""
     models, first = options.candidates()
@@ -506,11 +467,13 @@ def _core(
         raise RoutingConfigurationError(
             "unknown_active_model", field="active", model=str(label), known=list(models)
         )
-    tokens = EstimateCounter() if options.counter is None else as_token_counter(options.counter)
+    if runner.counter is None:
+        runner = runner.replace(counter=EstimateCounter())
+    cap = runner.options.get("budget")
     active_spec = models[label]
     active_budget = options.budget(active_spec, active_spec.effort_sent)
-    result: ContextResult = yield from context_effects(
-        policy, fragments, counter=tokens, budget=active_budget, **functions
+    result: ContextResult = yield from runner_core(
+        runner.replace(budget=_capped(active_budget, cap)), fragments
     )
     context = RoutingContext(
         step=options.step,
@@ -521,16 +484,14 @@ def _core(
     )
     route = yield from options.route(context)
     budget = options.budget(route.model, route.effort)
-    segments = _segments(result.fragments, tokens, functions["part_estimate"])
+    segments = _segments(result.fragments, runner)
     recompacted = False
     if (
         sum(segment.tokens for segment in segments) > budget.context_budget()
         and budget.context_budget() < active_budget.context_budget()
     ):
-        result = yield from context_effects(
-            policy, fragments, counter=tokens, budget=budget, **functions
-        )
-        segments = _segments(result.fragments, tokens, functions["part_estimate"])
+        result = yield from runner_core(runner.replace(budget=_capped(budget, cap)), fragments)
+        segments = _segments(result.fragments, runner)
         recompacted = True
     return PreparedStep(
         fragments=result.fragments,
@@ -543,6 +504,13 @@ def _core(
     )
 
 
+def _capped(budget: ContextBudget, cap: ContextBudget | None) -> ContextBudget:
+    """The budget the policy runs with: the model's, or the bound one when it is smaller."""
+    if cap is not None and cap.context_budget() < budget.context_budget():
+        return cap
+    return budget
+
+
 def _messages(fragments: Sequence[Fragment]) -> list[ChatMessage]:
     messages: list[ChatMessage] = []
     for fragment in fragments:
@@ -551,15 +519,13 @@ def _messages(fragments: Sequence[Fragment]) -> list[ChatMessage]:
     return messages
 
 
-def _segments(
-    fragments: Sequence[Fragment], counter: TokenCounter, estimate: PartEstimate | None
-) -> list[BudgetSegment]:
+def _segments(fragments: Sequence[Fragment], runner: PolicyRunner) -> list[BudgetSegment]:
+    measure = measure_of(runner)
     segments: list[BudgetSegment] = []
     for fragment in fragments:
         if fragment.text is not None:
-            tokens = counter.count(fragment.text)
+            tokens = measure.text_tokens(fragment.text)
         else:
-            messages = fragment.messages or ()
-            tokens = sum(message_tokens(message, counter.count, estimate) for message in messages)
+            tokens = sum(measure.one_message_tokens(message) for message in fragment.messages or ())
         segments.append(BudgetSegment(fragment.id, tokens))
     return segments

@@ -7,8 +7,14 @@ raises :class:`~contextwise.MissingDependencyError` when LangChain is not instal
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Unpack
 
-from contextwise import ContextPolicy, MissingDependencyError
-from contextwise.integrations._conversation import ConversationPolicy, PolicyOptions
+from contextwise import (
+    ContextPolicy,
+    ContextResult,
+    MissingDependencyError,
+    PolicyRunner,
+    RunnerOptions,
+)
+from contextwise.integrations._conversation import Conversation
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -30,26 +36,24 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     compressor that fails leaves the conversation as it was, and the report says so.
 
     ``wrap_model_call`` serves ``invoke`` and ``stream``; ``awrap_model_call`` serves ``ainvoke``
-    and ``astream`` and awaits async compressors, apps and callbacks.
+    and ``astream`` and awaits async compressors, apps and callbacks. Compressors receive and
+    return LangChain messages (or text, made into a message). The options are bound once, here;
+    a message of a type contextwise does not know is kept as an opaque unit unless
+    ``unknown_items="error"`` is given.
 
     Args:
-        policy: The policy, or a mapping in the shape of a policy file; its steps work on the
-            fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
-            omitted.
-        counter: A token counter, tokenizer or counting function, for token limits.
-        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
-        compressors: The compressors by name; they receive and return LangChain messages (or
-            text, made into a message).
-        apps: The app mutations by name.
-        decision_provider: The decision provider of a ``model`` selection.
-        step_timeout: The default maximum number of seconds that a compressor or app may take.
-        on_result: A function called with each :class:`~contextwise.ContextResult`: the report
-            and the messages the model did not see.
+        policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
+            to bind with ``options``; its steps work on the fragment ``fragment_id``.
+        fragment_id: The id of the fragment that holds the conversation.
+        on_result: A function, sync or async, called with each
+            :class:`~contextwise.ContextResult`: the report and the messages the model did not
+            see.
 
     Raises:
-        PolicyConfigurationError: When the policy is invalid, or does not match the compressors,
-            apps, counter or ``fragment_id``.
+        PolicyConfigurationError: When the policy is invalid, or does not match the options or
+            ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
+            options come with a runner (code ``runner_with_options``).
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
 
     Examples:
         >>> from contextwise.integrations.langchain import ContextPolicyMiddleware
@@ -63,11 +67,14 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
 
     def __init__(
         self,
-        policy: ContextPolicy | Mapping[str, Any],
-        **options: Unpack[PolicyOptions],
+        policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+        *,
+        fragment_id: str = "history",
+        on_result: Callable[[ContextResult], object] | None = None,
+        **options: Unpack[RunnerOptions],
     ) -> None:
         super().__init__()
-        self._conversation = ConversationPolicy(policy, **options)
+        self._conversation = Conversation(policy, fragment_id, on_result, options)
 
     def wrap_model_call(
         self,
@@ -76,8 +83,8 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ModelResponse[Any]:
         """Call the model with the policy's context instead of the whole conversation.
 
-        It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`, with sync compressors,
-        apps and callbacks.
+        It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`; async compressors, apps
+        and callbacks are awaited on a private event loop.
         """
         messages = self._conversation.fit(request.messages)
         return handler(request.override(messages=messages))

@@ -6,11 +6,17 @@ SDK; it raises :class:`~contextwise.MissingDependencyError` when the SDK is not 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
-from contextwise import ContextPolicy, MissingDependencyError
-from contextwise.integrations._conversation import ConversationPolicy, PolicyOptions
+from contextwise import (
+    ContextPolicy,
+    ContextResult,
+    MissingDependencyError,
+    PolicyRunner,
+    RunnerOptions,
+)
+from contextwise.integrations._conversation import Conversation
 
 try:
     from agents.memory import Session
@@ -44,25 +50,24 @@ class PolicySession:
     each run starts from. ``get_items(limit=n)`` returns the wrapped session's latest ``n`` items
     unchanged: the runner asks for them to check what it has saved.
 
+    Compressors receive Responses items and return an item (or text, made into an item). The
+    options are bound once, here; an item of a type contextwise does not know (the SDK stores
+    new item types before contextwise learns them) is kept as an opaque unit unless
+    ``unknown_items="error"`` is given.
+
     Args:
         session: The session that stores the items.
-        policy: The policy, or a mapping in the shape of a policy file; its steps work on the
-            fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
-            omitted.
-        counter: A token counter, tokenizer or counting function, for token limits.
-        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
-        compressors: The compressors by name; they receive Responses items and return an item
-            (or text, made into an item).
-        apps: The app mutations by name.
-        decision_provider: The decision provider of a ``model`` selection.
-        step_timeout: The default maximum number of seconds that a compressor or app may take.
+        policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
+            to bind with ``options``; its steps work on the fragment ``fragment_id``.
+        fragment_id: The id of the fragment that holds the conversation.
         on_result: A function, sync or async, called with each
             :class:`~contextwise.ContextResult`.
 
     Raises:
-        PolicyConfigurationError: When the policy is invalid, or does not match the compressors,
-            apps, counter or ``fragment_id``.
+        PolicyConfigurationError: When the policy is invalid, or does not match the options or
+            ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
+            options come with a runner (code ``runner_with_options``).
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
 
     Examples:
         >>> import asyncio
@@ -94,13 +99,16 @@ class PolicySession:
     def __init__(
         self,
         session: Session,
-        policy: ContextPolicy | Mapping[str, Any],
-        **options: Unpack[PolicyOptions],
+        policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+        *,
+        fragment_id: str = "history",
+        on_result: Callable[[ContextResult], object] | None = None,
+        **options: Unpack[RunnerOptions],
     ) -> None:
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
-        self._conversation = ConversationPolicy(policy, **options)
+        self._conversation = Conversation(policy, fragment_id, on_result, options)
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """Return the policy's context, or the latest stored items when a limit is given.

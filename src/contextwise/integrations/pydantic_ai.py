@@ -8,8 +8,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Unpack
 
-from contextwise import ContextPolicy, MissingDependencyError
-from contextwise.integrations._conversation import ConversationPolicy, PolicyOptions
+from contextwise import (
+    ContextPolicy,
+    ContextResult,
+    MissingDependencyError,
+    PolicyRunner,
+    RunnerOptions,
+)
+from contextwise.integrations._conversation import Conversation
 
 try:
     from pydantic_ai import RunContext
@@ -41,25 +47,22 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     A request that carries the system prompt is pinned by the policy, and the instructions travel
     outside the messages, so neither is ever removed. A compressor that fails leaves the request
     as it was, and the report says so. Compressors receive and return pydantic-ai messages (or
-    text, made into a message).
+    text, made into a message). The options are bound once, here; a message of a type
+    contextwise does not know is kept as an opaque unit unless ``unknown_items="error"`` is
+    given.
 
     Args:
-        policy: The policy, or a mapping in the shape of a policy file; its steps work on the
-            fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
-            omitted.
-        counter: A token counter, tokenizer or counting function, for token limits.
-        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
-        compressors: The compressors by name.
-        apps: The app mutations by name.
-        decision_provider: The decision provider of a ``model`` selection.
-        step_timeout: The default maximum number of seconds that a compressor or app may take.
+        policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
+            to bind with ``options``; its steps work on the fragment ``fragment_id``.
+        fragment_id: The id of the fragment that holds the conversation.
         on_result: A function, sync or async, called with each
             :class:`~contextwise.ContextResult`.
 
     Raises:
-        PolicyConfigurationError: When the policy is invalid, or does not match the compressors,
-            apps, counter or ``fragment_id``.
+        PolicyConfigurationError: When the policy is invalid, or does not match the options or
+            ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
+            options come with a runner (code ``runner_with_options``).
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
 
     Examples:
         >>> from pydantic_ai import Agent
@@ -74,14 +77,17 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         'success (no tool calls)'
     """
 
-    _conversation: ConversationPolicy
+    _conversation: Conversation
 
     def __init__(
         self,
-        policy: ContextPolicy | Mapping[str, Any],
-        **options: Unpack[PolicyOptions],
+        policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+        *,
+        fragment_id: str = "history",
+        on_result: Callable[[ContextResult], object] | None = None,
+        **options: Unpack[RunnerOptions],
     ) -> None:
-        self._conversation = ConversationPolicy(policy, **options)
+        self._conversation = Conversation(policy, fragment_id, on_result, options)
 
     async def before_model_request(
         self,
@@ -111,8 +117,11 @@ class ContextPolicyCapability(AbstractCapability[Any]):
 
 
 def history_processor(
-    policy: ContextPolicy | Mapping[str, Any],
-    **options: Unpack[PolicyOptions],
+    policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+    *,
+    fragment_id: str = "history",
+    on_result: Callable[[ContextResult], object] | None = None,
+    **options: Unpack[RunnerOptions],
 ) -> HistoryFunction:
     """Return the policy as a plain history processor, for pydantic-ai's ``ProcessHistory``.
 
@@ -121,15 +130,9 @@ def history_processor(
     ``removed``. Use :class:`ContextPolicyCapability` to keep the history whole.
 
     Args:
-        policy: The policy, or a mapping in the shape of a policy file.
-        fragment_id: The id of the fragment that holds the conversation; ``"history"`` when
-            omitted.
-        counter: A token counter, tokenizer or counting function, for token limits.
-        budget: A :class:`~contextwise.ContextBudget` that caps the token limits.
-        compressors: The compressors by name.
-        apps: The app mutations by name.
-        decision_provider: The decision provider of a ``model`` selection.
-        step_timeout: The default maximum number of seconds that a compressor or app may take.
+        policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
+            to bind with ``options``.
+        fragment_id: The id of the fragment that holds the conversation.
         on_result: A function, sync or async, called with each
             :class:`~contextwise.ContextResult`.
 
@@ -137,8 +140,10 @@ def history_processor(
         An async function from the messages to the messages that the policy keeps.
 
     Raises:
-        PolicyConfigurationError: When the policy is invalid, or does not match the compressors,
-            apps, counter or ``fragment_id``.
+        PolicyConfigurationError: When the policy is invalid, or does not match the options or
+            ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
+            options come with a runner (code ``runner_with_options``).
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
 
     Examples:
         >>> from pydantic_ai import Agent
@@ -150,7 +155,7 @@ def history_processor(
         >>> agent.run_sync("Hello").output
         'success (no tool calls)'
     """
-    conversation = ConversationPolicy(policy, **options)
+    conversation = Conversation(policy, fragment_id, on_result, options)
 
     async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
         return await conversation.afit(messages)

@@ -3,7 +3,7 @@
 The implementation lives in the modules of this package; this package re-exports its public API.
 """
 
-from contextwise.policy.engine import AppMutation, Compressor, aprocess_context, process_context
+from contextwise.policy.engine import AppMutation, Compressor
 from contextwise.policy.fragments import ContextResult, Fragment, FragmentField, RemovedItem
 from contextwise.policy.model import (
     DEFAULT_TRIM_MARKER,
@@ -30,6 +30,13 @@ from contextwise.policy.report import (
     ContextProcessingReport,
     TokenReport,
 )
+from contextwise.policy.runner import (
+    PolicyRunner,
+    RunnerOptions,
+    UnknownItems,
+    aprocess_context,
+    process_context,
+)
 from contextwise.policy.schema import context_policy_json_schema
 from contextwise.policy.validation import validate_context_policy
 
@@ -55,12 +62,15 @@ __all__ = [
     "Grouping",
     "ModelSelection",
     "PolicyMode",
+    "PolicyRunner",
     "RemovedItem",
+    "RunnerOptions",
     "SelectionMode",
     "SequenceSelection",
     "StepKind",
     "TokenReport",
     "TrimStep",
+    "UnknownItems",
     "aprocess_context",
     "context_policy_json_schema",
     "process_context",

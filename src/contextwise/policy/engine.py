@@ -1,29 +1,25 @@
-"""Processing a context with a policy: ``process_context`` and its async twin ``aprocess_context``.
+"""The core that runs a policy on fragments, for the runner's sync and async faces.
 
-Both entry points drive one core. The core is a generator that yields a request each time it needs
-application code (a compressor, an app, a decision provider); the async driver awaits those calls
-and the sync driver runs them to completion, so the logic exists once.
+The core is a generator that yields a request each time it needs application code (a compressor,
+an app, a decision provider); the async driver awaits those calls and the sync driver runs them to
+completion, so the logic exists once. :mod:`contextwise.policy.runner` checks what a run needs.
 """
 
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
-from contextwise._effects import Effects, run_async, run_sync
+from contextwise._effects import Effects
 from contextwise.decision.schema import DecisionProvider
-from contextwise.errors import ContextOverflowError, InvalidTypeError, PolicyConfigurationError
-from contextwise.policy.fragments import ContextResult, Fragment, coerce_fragments
+from contextwise.errors import ContextOverflowError
+from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import (
     AutoSelection,
     ContextPolicy,
     FixedSelection,
-    ModelSelection,
     SequenceSelection,
-    coerce_policy,
 )
 from contextwise.policy.report import ContextProcessingReport, TokenReport, shortfalls
 from contextwise.policy.selection import (
@@ -35,9 +31,6 @@ from contextwise.policy.selection import (
     run_sequence,
 )
 from contextwise.policy.steps import FragState, KnownSizes, Measure, StepContext, measure_fragment
-from contextwise.policy.validation import validate_context_policy
-from contextwise.shapes import PartEstimate
-from contextwise.tokens import TokenCounter, as_token_counter
 
 Compressor: TypeAlias = Callable[[Any], Any]
 """A compressor: a sync or async function that takes the messages (or the text) to replace and
@@ -55,304 +48,10 @@ logger = logging.getLogger(LOGGER_NAME)
 logger.addHandler(logging.NullHandler())
 
 
-def process_context(
-    policy: ContextPolicy | Mapping[str, Any],
-    fragments: Sequence[Fragment | Mapping[str, Any]],
-    *,
-    counter: object | None = None,
-    budget: object | None = None,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    decision_provider: DecisionProvider | None = None,
-    step_timeout: float | None = None,
-    part_estimate: PartEstimate | None = None,
-) -> ContextResult:
-    """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
-
-    It behaves exactly like :func:`aprocess_context` and shares its implementation. A sync
-    compressor or app runs inline; with a timeout it runs in a worker thread, and when the
-    timeout expires its result is discarded (the thread cannot be stopped and finishes in the
-    background). An async one is awaited, on a private event loop in a worker thread when an
-    event loop is already running here, so this function also works inside Jupyter or an async
-    web handler.
-
-    Examples:
-        >>> from contextwise import ContextPolicy, Fragment, process_context
-        >>> history = [{"role": "system", "content": "Be brief."}]
-        >>> for n in range(4):
-        ...     history += [{"role": "user", "content": f"Question {n}?"},
-        ...                 {"role": "assistant", "content": f"Answer {n}."}]
-        >>> policy = ContextPolicy(mode="reduce", trigger_chars=60, target_input_chars=50,
-        ...     steps=[{"id": "turns", "kind": "trim", "fragment_id": "history", "keep_groups": 1}])
-        >>> result = process_context(policy, [Fragment("history", messages=history)])
-        >>> [m["content"] for m in result.fragment("history").messages]
-        ['Be brief.', 'Question 3?', 'Answer 3.']
-        >>> result.report.before_chars, result.report.after_chars, len(result.removed["history"])
-        (89, 29, 6)
-    """
-    return run_sync(
-        context_effects(
-            policy,
-            fragments,
-            counter=counter,
-            budget=budget,
-            compressors=compressors,
-            apps=apps,
-            decision_provider=decision_provider,
-            step_timeout=step_timeout,
-            part_estimate=part_estimate,
-        )
-    )
-
-
-async def aprocess_context(
-    policy: ContextPolicy | Mapping[str, Any],
-    fragments: Sequence[Fragment | Mapping[str, Any]],
-    *,
-    counter: object | None = None,
-    budget: object | None = None,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    decision_provider: DecisionProvider | None = None,
-    step_timeout: float | None = None,
-    part_estimate: PartEstimate | None = None,
-) -> ContextResult:
-    """Fit fragments of a context to a policy: trim, compress or mutate them, and report it all.
-
-    The fragments are measured once. In ``reduce`` mode, when a trigger is exceeded (characters,
-    tokens, or the ``budget``'s context budget), the policy's selection applies steps until the
-    targets are met. ``validate`` mode changes nothing and raises when ``reduce`` would have
-    acted. ``audit`` mode changes nothing and reports exactly what ``reduce`` would change,
-    calling the compressors and apps on copies to know it.
-
-    With a counter, a text is counted as a whole and a list of messages message by message, each
-    through :func:`~contextwise.messages.message_text`.
-
-    The input is never mutated: the result holds new fragments, which share the unchanged message
-    objects. A compressor or app that raises, times out, or returns something unusable leaves its
-    fragment untouched and is reported as a failed change. Async compressors and apps are
-    awaited (and cancelled when their timeout expires); sync ones run inline, or in a worker
-    thread when they have a timeout. Cancelling the task cancels the call in progress.
-
-    Args:
-        policy: The policy, or a mapping in the shape of a policy file.
-        fragments: The fragments, as :class:`Fragment` objects or mappings with ``id`` and
-            ``text`` or ``messages``; their ids are unique.
-        counter: A token counter, or a tokenizer or function that
-            :func:`~contextwise.tokens.as_token_counter` accepts; needed for token limits and
-            recorded in the report.
-        budget: A :class:`~contextwise.budget.ContextBudget` whose ``context_budget()`` caps the
-            token trigger and target; needs a counter.
-        compressors: The compressors by name, as the policy's compress steps name them.
-        apps: The app mutations by name, as the policy's app steps name them.
-        decision_provider: The decision provider of a ``model`` selection.
-        step_timeout: The default maximum number of seconds that a compressor or app may take,
-            for steps without their own ``timeout``; no limit when omitted.
-        part_estimate: How the parts of messages that have no text (images, audio, files,
-            encrypted reasoning) are measured; :class:`~contextwise.PartEstimate` by default.
-            The report counts the parts it measured in ``estimated_parts``.
-
-    Returns:
-        The fragments in input order, the report, and what was removed from each fragment.
-
-    Raises:
-        PolicyConfigurationError: When the policy is invalid or does not match the fragments,
-            compressors, apps, counter or decision provider (see
-            :func:`validate_context_policy`; also ``decision_provider_required``,
-            ``invalid_decision_provider``, ``invalid_compressor``, ``invalid_app``,
-            ``duplicate_fragment_id`` and ``invalid_step_timeout``).
-        ContextOverflowError: In ``validate`` mode, when a trigger or the token limit is
-            exceeded (codes ``policy_validation_overflow`` and
-            ``policy_validation_token_overflow``).
-        InvalidTypeError: When an argument or a message has the wrong type.
-        InvalidValueError: When a fragment is malformed, or the counter returns a bad count.
-
-    Examples:
-        >>> import asyncio
-        >>> from contextwise import ContextPolicy, Fragment, aprocess_context
-        >>> async def shorten(text: str) -> str:
-        ...     return text[:10]
-        >>> policy = ContextPolicy(mode="reduce", trigger_chars=20, steps=[
-        ...     {"id": "sum", "kind": "compress", "fragment_id": "doc", "field": "text",
-        ...      "compressor": "shorten"}])
-        >>> result = asyncio.run(aprocess_context(
-        ...     policy, [Fragment("doc", text="A long document about nothing.")],
-        ...     compressors={"shorten": shorten}))
-        >>> result.fragment("doc").text
-        'A long doc'
-    """
-    return await run_async(
-        context_effects(
-            policy,
-            fragments,
-            counter=counter,
-            budget=budget,
-            compressors=compressors,
-            apps=apps,
-            decision_provider=decision_provider,
-            step_timeout=step_timeout,
-            part_estimate=part_estimate,
-        )
-    )
-
-
-def context_effects(
-    policy: object,
-    fragments: object,
-    *,
-    counter: object | None = None,
-    budget: object | None = None,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    decision_provider: DecisionProvider | None = None,
-    step_timeout: float | None = None,
-    part_estimate: PartEstimate | None = None,
-    known_sizes: Mapping[str, KnownSizes] | None = None,
-    removed_by: dict[int, str] | None = None,
-) -> Effects[ContextResult]:
-    """The core of :func:`process_context` and :func:`aprocess_context`, for any driver.
-
-    Every argument is checked before the first fragment is measured. Two hooks serve sessions,
-    which measure each message once, when it is added: ``known_sizes`` gives, by fragment id,
-    sizes measured earlier, and ``removed_by``, when given, is filled with the id of the step
-    that removed each removed item, keyed by the item's ``id()``.
-    """
-    checked_policy = coerce_policy(policy)
-    items = coerce_fragments(fragments)
-    setup = prepare_run(
-        checked_policy,
-        items,
-        counter=counter,
-        budget=budget,
-        compressors=compressors,
-        apps=apps,
-        decision_provider=decision_provider,
-        step_timeout=step_timeout,
-        part_estimate=part_estimate,
-    )
-    result: ContextResult = yield from run_effects(setup, items, known_sizes, removed_by)
-    return result
-
-
-@dataclass(frozen=True, slots=True)
-class RunSetup:
-    """Everything a run needs besides its fragments, checked: what :func:`prepare_run` returns.
-
-    A caller that runs one policy many times with the same functions (a session) prepares it
-    once and gives it to :func:`run_effects` on each run.
-    """
-
-    policy: ContextPolicy
-    context: StepContext
-    budget_limit: int | None
-    decision_provider: DecisionProvider | None
-
-
-def prepare_run(
-    policy: ContextPolicy,
-    fragments: Sequence[Fragment],
-    *,
-    counter: object | None = None,
-    budget: object | None = None,
-    compressors: Mapping[str, Compressor] | None = None,
-    apps: Mapping[str, AppMutation] | None = None,
-    decision_provider: DecisionProvider | None = None,
-    step_timeout: float | None = None,
-    part_estimate: PartEstimate | None = None,
-) -> RunSetup:
-    """Check a run's arguments against the policy and the fragments, in the order
-    :func:`context_effects` documents, and keep what the run needs.
-
-    The fragments are only matched against the steps (ids and fields); runs with other
-    fragments of the same ids and fields may share the setup.
-    """
-    token_counter: TokenCounter | None = None if counter is None else as_token_counter(counter)
-    budget_limit = _budget_limit(budget, token_counter)
-    compressor_map = _functions(compressors, "invalid_compressor", "compressor")
-    app_map = _functions(apps, "invalid_app", "app")
-    if step_timeout is not None and (
-        isinstance(step_timeout, bool)
-        or not isinstance(step_timeout, int | float)
-        or not 0 < step_timeout < math.inf
-    ):
-        raise PolicyConfigurationError("invalid_step_timeout", value=repr(step_timeout))
-    validate_context_policy(
-        policy, compressor_map, app_map, counter=token_counter, fragments=fragments
-    )
-    if isinstance(policy.selection, ModelSelection):
-        if decision_provider is None:
-            raise PolicyConfigurationError("decision_provider_required")
-        if not isinstance(decision_provider, DecisionProvider):
-            raise PolicyConfigurationError(
-                "invalid_decision_provider", type_name=type(decision_provider).__name__
-            )
-    context = StepContext(
-        measure=Measure(token_counter, _part_estimate(part_estimate)),
-        compressors=compressor_map,
-        apps=app_map,
-        default_timeout=None if step_timeout is None else float(step_timeout),
-    )
-    return RunSetup(policy, context, budget_limit, decision_provider)
-
-
-def run_effects(
-    setup: RunSetup,
-    fragments: list[Fragment],
-    known_sizes: Mapping[str, KnownSizes] | None = None,
-    removed_by: dict[int, str] | None = None,
-) -> Effects[ContextResult]:
-    """Run a prepared policy on fragments that :func:`prepare_run` checked (or that have the same
-    ids and fields): see :func:`context_effects` for ``known_sizes`` and ``removed_by``."""
-    result: ContextResult = yield from _core(
-        setup.policy,
-        fragments,
-        setup.context,
-        setup.budget_limit,
-        setup.decision_provider,
-        known_sizes or {},
-        removed_by,
-    )
-    return result
-
-
-# --- preparation -----------------------------------------------------------------------------
-
-
-def _part_estimate(value: object) -> PartEstimate | None:
-    if value is None or isinstance(value, PartEstimate):
-        return value
-    raise InvalidTypeError("invalid_part_estimate_type", type_name=type(value).__name__)
-
-
-def _budget_limit(budget: object | None, counter: TokenCounter | None) -> int | None:
-    if budget is None:
-        return None
-    method = getattr(budget, "context_budget", None)
-    if not callable(method):
-        raise InvalidTypeError("invalid_budget", type_name=type(budget).__name__)
-    limit = int(method())
-    if counter is None:
-        raise PolicyConfigurationError("counter_required", limits=["budget"], count=1)
-    return limit
-
-
-def _functions(
-    given: Mapping[str, Callable[..., Any]] | None, code: str, key: str
-) -> dict[str, Callable[..., Any]]:
-    if given is None:
-        return {}
-    if not isinstance(given, Mapping):
-        raise InvalidTypeError("not_a_mapping", name=f"{key}s", type_name=type(given).__name__)
-    for name, func in given.items():
-        if not callable(func):
-            raise PolicyConfigurationError(code, **{key: name, "type_name": type(func).__name__})
-    return dict(given)
-
-
 # --- the core --------------------------------------------------------------------------------
 
 
-def _core(
+def run_policy(
     policy: ContextPolicy,
     fragments: list[Fragment],
     context: StepContext,
@@ -361,6 +60,11 @@ def _core(
     known_sizes: Mapping[str, KnownSizes],
     removed_by: dict[int, str] | None,
 ) -> Effects[ContextResult]:
+    """Run a policy, checked against its options and fragments, on the fragments.
+
+    ``known_sizes`` gives, by fragment id, sizes measured earlier; ``removed_by``, when given,
+    is filled with the id of the step that removed each removed item, keyed by its ``id()``.
+    """
     measure = context.measure
     states: dict[str, FragState] = {
         fragment.id: measure_fragment(fragment, measure, 0, known_sizes.get(fragment.id))

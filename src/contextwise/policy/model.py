@@ -14,7 +14,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Unpack
 
 from pydantic import ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -22,6 +22,9 @@ from pydantic.alias_generators import to_camel
 from contextwise._validation import CodedModel
 from contextwise.errors import PolicyConfigurationError
 from contextwise.messages import GroupingKind
+
+if TYPE_CHECKING:
+    from contextwise.policy import PolicyRunner, RunnerOptions
 
 PolicyMode: TypeAlias = Literal["reduce", "validate", "audit"]
 """What a policy does: change the context, check it, or report what it would change."""
@@ -464,6 +467,39 @@ class ContextPolicy(PolicyModel):
         raise PolicyConfigurationError(
             "unsupported_policy_file", path=str(file), suffix=file.suffix
         )
+
+    def bind(self, **options: Unpack[RunnerOptions]) -> PolicyRunner:
+        """Bind the policy to what runs it, checked once: the runner that a harness keeps.
+
+        Every option is checked against the policy here, not at the first model call: a step
+        whose compressor or app is not given, a budget or a token limit without a counter, a
+        function that is not callable, an option name that does not exist.
+
+        Returns:
+            The runner, immutable and safe to share between threads and tasks.
+
+        Raises:
+            PolicyConfigurationError: When an option is unknown or does not fit the policy (see
+                :class:`~contextwise.policy.PolicyRunner`).
+            InvalidTypeError: When an option has the wrong type.
+
+        Examples:
+            >>> from contextwise import PolicyConfigurationError
+            >>> policy = ContextPolicy(mode="reduce", trigger_chars=100, steps=[
+            ...     {"id": "sum", "kind": "compress", "fragment_id": "history",
+            ...      "compressor": "summarize"}])
+            >>> try:
+            ...     policy.bind(compresors={"summarize": print})
+            ... except PolicyConfigurationError as err:
+            ...     print(err.code, err.params["names"])
+            unknown_runner_option ['compresors']
+            >>> policy.bind(compressors={"summarize": print}).policy is policy
+            True
+        """
+        # The package's face: the runner builds on this module, not the other way round.
+        from contextwise.policy import PolicyRunner
+
+        return PolicyRunner(self, **options)
 
 
 def check_policy_rules(policy: ContextPolicy) -> None:

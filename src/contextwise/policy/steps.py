@@ -47,10 +47,11 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class Measure:
     """How sizes are measured: characters always, tokens when a counter is given; parts without
-    text by the part estimate."""
+    text by the part estimate; with ``opaque``, an item that no shape knows as one unit."""
 
     counter: TokenCounter | None
     part_estimate: PartEstimate | None = None
+    opaque: bool = False
 
     def text_tokens(self, text: str) -> int:
         """Count the tokens of a text with the counter, checking the result."""
@@ -66,14 +67,14 @@ class Measure:
 
     def one_message_tokens(self, message: ChatMessage) -> int:
         """Count the tokens of one message (with a counter)."""
-        return message_tokens(message, self.text_tokens, self.part_estimate)
+        return message_tokens(message, self.text_tokens, self.part_estimate, self.opaque)
 
     def profile(
         self, messages: Sequence[ChatMessage], sizes: Sequence[int] | None = None
     ) -> Profile:
         """Measure each message's characters and role once (or take ``sizes``, measured
         earlier)."""
-        return profile_messages(messages, sizes, self.part_estimate)
+        return profile_messages(messages, sizes, self.part_estimate, self.opaque)
 
 
 @dataclass(slots=True)

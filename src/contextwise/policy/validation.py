@@ -88,28 +88,38 @@ def validate_context_policy(
         if limits:
             raise PolicyConfigurationError("counter_required", limits=limits, count=len(limits))
     if fragments is not None:
-        fields = {fragment.id: fragment.field for fragment in fragments}
-        for step in checked.steps:
-            actual = fields.get(step.fragment_id)
-            if actual is None and step.fragment_id in checked.optional_fragments:
-                continue
-            if actual is None:
-                raise PolicyConfigurationError(
-                    "unknown_fragment",
-                    step_id=step.id,
-                    fragment_id=step.fragment_id,
-                    fragment_ids=list(fields),
-                )
-            wanted = getattr(step, "field", actual)
-            if wanted != actual:
-                raise PolicyConfigurationError(
-                    "field_mismatch",
-                    step_id=step.id,
-                    field=wanted,
-                    fragment_id=step.fragment_id,
-                    actual=actual,
-                )
+        check_fragments(checked, fragments)
     return checked
+
+
+def check_fragments(policy: ContextPolicy, fragments: Sequence[Fragment]) -> None:
+    """Check that every step of a validated policy names one of the fragments and the field it
+    holds (a step on an absent optional fragment is skipped).
+
+    Raises:
+        PolicyConfigurationError: With the code ``unknown_fragment`` or ``field_mismatch``.
+    """
+    fields = {fragment.id: fragment.field for fragment in fragments}
+    for step in policy.steps:
+        actual = fields.get(step.fragment_id)
+        if actual is None and step.fragment_id in policy.optional_fragments:
+            continue
+        if actual is None:
+            raise PolicyConfigurationError(
+                "unknown_fragment",
+                step_id=step.id,
+                fragment_id=step.fragment_id,
+                fragment_ids=list(fields),
+            )
+        wanted = getattr(step, "field", actual)
+        if wanted != actual:
+            raise PolicyConfigurationError(
+                "field_mismatch",
+                step_id=step.id,
+                field=wanted,
+                fragment_id=step.fragment_id,
+                actual=actual,
+            )
 
 
 def _names(provided: Iterable[str]) -> set[str]:

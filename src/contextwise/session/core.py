@@ -15,18 +15,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from operator import attrgetter, is_, itemgetter
-from typing import Any
+from typing import Any, Unpack
 
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._layout import PLAIN_ROLES
-from contextwise.decision.schema import DecisionProvider
 from contextwise.errors import InvalidTypeError, InvalidValueError
-from contextwise.messages import layout_messages, message_text
-from contextwise.policy.engine import AppMutation, Compressor, RunSetup, prepare_run, run_effects
 from contextwise.policy.fragments import ContextResult, Fragment
-from contextwise.policy.model import ContextPolicy, coerce_policy
+from contextwise.policy.model import ContextPolicy
+from contextwise.policy.runner import (
+    PolicyRunner,
+    RunnerOptions,
+    as_runner,
+    measure_of,
+    runner_core,
+)
 from contextwise.policy.steps import KnownSizes, Measure
-from contextwise.policy.validation import validate_context_policy
+from contextwise.policy.validation import check_fragments
 from contextwise.session.codec import decode_message, encode_messages
 from contextwise.session.records import (
     ChangeEntry,
@@ -35,7 +39,6 @@ from contextwise.session.records import (
     SessionStore,
     StoredMessage,
 )
-from contextwise.tokens import TokenCounter, as_token_counter
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,24 +127,25 @@ class ContextSession:
     :class:`~contextwise.errors.SessionConflictError` and stores nothing. A compressor or app
     that fails leaves the session unchanged (the report records the failure).
 
+    The policy runs through a :class:`~contextwise.policy.PolicyRunner`: give one, or give the
+    policy and the runner options, which are bound once, here.
+
     Args:
-        policy: The context policy, or a mapping in the shape of a policy file.
+        policy: The policy's runner, or the context policy (or a mapping in the shape of a
+            policy file) to bind with ``options``.
         store: Where the session lives: :class:`MemoryStore`, :class:`SQLiteStore` or
             :class:`SQLAlchemyStore`.
         session_id: The session's id in the store.
         fragment_id: The id of the fragment that the policy's steps name for the conversation.
-        counter: A token counter, tokenizer or counting function, for token limits.
-        compressors: The compressors by name, as the policy's compress steps name them.
-        apps: The app mutations by name, as the policy's app steps name them.
-        decision_provider: The decision provider of a ``model`` selection.
-        step_timeout: The default maximum number of seconds that a compressor or app may take.
 
     Raises:
         InvalidTypeError: When the store is not a session store (code
             ``invalid_session_store``) or an argument has the wrong type.
         InvalidValueError: When the session id is blank (code ``blank_session_id``).
         PolicyConfigurationError: When the policy does not fit the session: a step names
-            another fragment, a compressor or app is missing, or a token limit has no counter.
+            another fragment, a compressor or app is missing, a token limit or a budget has no
+            counter, an option is unknown (code ``unknown_runner_option``), or options come with
+            a runner (code ``runner_with_options``).
 
     Examples:
         >>> from contextwise.session import ContextSession, MemoryStore
@@ -159,16 +163,12 @@ class ContextSession:
 
     def __init__(
         self,
-        policy: ContextPolicy | Mapping[str, Any],
+        policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
         store: SessionStore,
         session_id: str,
         *,
         fragment_id: str = "history",
-        counter: object | None = None,
-        compressors: Mapping[str, Compressor] | None = None,
-        apps: Mapping[str, AppMutation] | None = None,
-        decision_provider: DecisionProvider | None = None,
-        step_timeout: float | None = None,
+        **options: Unpack[RunnerOptions],
     ) -> None:
         if not isinstance(session_id, str):
             raise InvalidTypeError(
@@ -178,28 +178,20 @@ class ContextSession:
             raise InvalidValueError("blank_session_id", value=repr(session_id))
         if not isinstance(store, SessionStore):
             raise InvalidTypeError("invalid_session_store", type_name=type(store).__name__)
-        self._counter: TokenCounter | None = None if counter is None else as_token_counter(counter)
-        self._policy = validate_context_policy(
-            coerce_policy(policy),
-            compressors or {},
-            apps or {},
-            counter=self._counter,
-            fragments=[Fragment(fragment_id, messages=[])],
-        )
+        self._runner = as_runner(policy, options)
+        check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
+        self._measure_with: Measure = measure_of(self._runner)
         self._store = store
         self._session_id = session_id
         self._fragment_id = fragment_id
-        self._options: dict[str, Any] = {
-            "counter": self._counter,
-            "compressors": compressors,
-            "apps": apps,
-            "decision_provider": decision_provider,
-            "step_timeout": step_timeout,
-        }
         self._version: int | None = None
         self._last_item = 0
         self._cache = self._empty()
-        self._setup: tuple[tuple[object, object], RunSetup] | None = None
+
+    @property
+    def runner(self) -> PolicyRunner:
+        """The runner of the session's policy."""
+        return self._runner
 
     @property
     def session_id(self) -> str:
@@ -423,7 +415,7 @@ class ContextSession:
             self._last_item = stored[-1].item_id
 
     def _empty(self) -> _Cache:
-        return _Cache([], [], [], None if self._counter is None else [], [])
+        return _Cache([], [], [], None if self._runner.counter is None else [], [])
 
     def _measure(self, messages: Sequence[Any]) -> _Cache:
         """Encode messages for the store and measure each once: characters, and tokens."""
@@ -431,12 +423,12 @@ class ContextSession:
         roles: list[object] | None
         if plain is None:
             values, decoded = encode_messages(messages)
-            sizes = layout_messages(decoded, "message").sizes
+            sizes = self._measure_with.profile(decoded).sizes
             roles = None
         else:
             values, sizes, roles = plain
             decoded = values
-        counter = self._counter
+        counter = self._runner.counter
         if counter is None:
             stored = [
                 StoredMessage(0, 0.0, value, chars, None, None)
@@ -444,7 +436,7 @@ class ContextSession:
             ]
             return _Cache(stored, decoded, sizes, None, roles)
         counter_id = str(counter.id)
-        tokens = [_count(counter, message) for message in decoded]
+        tokens = [self._measure_with.one_message_tokens(message) for message in decoded]
         stored = [
             StoredMessage(0, 0.0, value, chars, count, counter_id)
             for value, chars, count in zip(values, sizes, tokens, strict=True)
@@ -462,14 +454,14 @@ class ContextSession:
     def _read(self, items: list[StoredMessage]) -> _Cache:
         """The cache of stored messages: decoded, with their tokens for this counter."""
         messages = [decode_message(item.data) for item in items]
-        counter = self._counter
+        counter = self._runner.counter
         tokens: list[int] | None = None
         if counter is not None:
             counter_id = str(counter.id)
             tokens = [
                 item.tokens
                 if item.tokens is not None and item.counter_id == counter_id
-                else _count(counter, message)
+                else self._measure_with.one_message_tokens(message)
                 for item, message in zip(items, messages, strict=True)
             ]
         plain = _plain_messages(messages) if messages else None
@@ -480,24 +472,16 @@ class ContextSession:
         yield from self._refresh(store)
         return list(self._cache.messages)
 
-    def _run_setup(self) -> RunSetup:
-        """The checked run of the policy, prepared again only when the functions changed."""
-        options = self._options
-        functions = (_snapshot(options["compressors"]), _snapshot(options["apps"]))
-        if self._setup is None or self._setup[0] != functions:
-            template = [Fragment(self._fragment_id, messages=[])]
-            self._setup = (functions, prepare_run(self._policy, template, **options))
-        return self._setup[1]
-
     def _context(self, store: Any) -> Effects[ContextResult]:
         yield from self._refresh(store)
-        setup = self._run_setup()
         cache = self._cache
         fragment = Fragment(self._fragment_id, messages=cache.messages)
         known = KnownSizes(chars=cache.chars, tokens=cache.tokens, roles=cache.roles)
         removed_by: dict[int, str] = {}
-        result = yield from run_effects(setup, [fragment], {self._fragment_id: known}, removed_by)
-        if self._policy.mode != "reduce" or not any(
+        result = yield from runner_core(
+            self._runner, [fragment], {self._fragment_id: known}, removed_by
+        )
+        if self._runner.policy.mode != "reduce" or not any(
             change.status == "applied" for change in result.report.changes
         ):
             return result
@@ -726,10 +710,6 @@ def _with_position(item: StoredMessage, position: float) -> StoredMessage:
     )
 
 
-def _count(counter: TokenCounter, message: Any) -> int:
-    return Measure(counter).text_tokens(message_text(message))
-
-
 def _plain_messages(
     messages: Sequence[Any],
 ) -> tuple[list[dict[str, str]], list[int], list[object]] | None:
@@ -746,11 +726,6 @@ def _plain_messages(
         return list(map(dict.copy, messages)), list(map(len, contents)), roles
     except Exception:  # noqa: BLE001 - not all plain dicts: the checked path reports the problem
         return None
-
-
-def _snapshot(functions: object) -> object:
-    """What the functions a session was given are now, to see whether they changed."""
-    return dict(functions) if isinstance(functions, Mapping) else functions
 
 
 class _Threaded:

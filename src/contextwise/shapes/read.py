@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final, Literal
 
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.chat import read_chat
@@ -22,6 +22,7 @@ def read_message(
     *,
     part_estimate: PartEstimate | None = None,
     sink: list[str] | None = None,
+    unknown_items: Literal["error", "opaque"] = "error",
 ) -> MessageFacts:
     """Recognise a message's shape and read its role, size, tool calls and tool results.
 
@@ -36,14 +37,18 @@ def read_message(
         index: The message's index in its list, for error messages.
         part_estimate: How parts without text are measured; :class:`PartEstimate` by default.
         sink: A list that receives the message's text pieces, in order.
+        unknown_items: What to do with a message whose role or ``type`` no shape knows:
+            ``"error"`` raises; ``"opaque"`` reads it as one assistant unit without tool calls,
+            whose size is the length of its compact JSON (which the sink receives).
 
     Returns:
         What the message says about itself.
 
     Raises:
-        InvalidValueError: When the message has no role (code ``missing_message_role``), a role
-            that its shape does not know (``unknown_message_role``), or a ``type`` that no shape
-            knows (``unknown_message_type``).
+        InvalidValueError: When the message has no role (code ``missing_message_role``), or,
+            unless ``unknown_items`` is ``"opaque"``, a role that its shape does not know
+            (``unknown_message_role``) or a ``type`` that no shape knows
+            (``unknown_message_type``).
         InvalidTypeError: When the message is neither a mapping nor a supported object
             (``message_not_a_mapping``), or a field has a type its shape does not allow
             (``invalid_message_field``).
@@ -53,15 +58,56 @@ def read_message(
         ...     {"functionCall": {"name": "weather", "args": {"city": "Paris"}}}]})
         >>> facts.shape, facts.role, facts.chars, facts.calls
         ('gemini', 'assistant', 23, [('name', 'weather')])
+        >>> item = {"type": "tool_search_call", "id": "ts_1"}
+        >>> read_message(item, unknown_items="opaque").chars
+        39
     """
     reader = Reader(index, part_estimate or DEFAULT_PART_ESTIMATE, sink)
+    mark = 0 if sink is None else len(sink)
+    try:
+        return _read(message, reader)
+    except InvalidValueError as error:
+        if unknown_items != "opaque" or error.code not in _UNKNOWN_CODES:
+            raise
+    if sink is not None:
+        del sink[mark:]
+    return opaque_facts(message, sink)
+
+
+_UNKNOWN_CODES: Final = frozenset({"unknown_message_role", "unknown_message_type"})
+
+
+def _read(message: object, reader: Reader) -> MessageFacts:
     if isinstance(message, Mapping):
         return _read_mapping(message, reader)
     if is_langchain(message):
         return read_langchain(message, reader)
     if is_pydantic_ai(message):
         return read_pydantic_ai(message, reader)
-    raise InvalidTypeError("message_not_a_mapping", index=index, type_name=type(message).__name__)
+    raise InvalidTypeError(
+        "message_not_a_mapping", index=reader.index, type_name=type(message).__name__
+    )
+
+
+def opaque_facts(message: object, sink: list[str] | None = None) -> MessageFacts:
+    """The facts of an item that no shape knows, kept as one opaque unit: an assistant item
+    without tool calls, measured by its compact JSON (an object by its ``str``)."""
+    text = compact_json(message)
+    if sink is not None:
+        sink.append(text)
+    return MessageFacts(_apparent_shape(message), "assistant", chars=len(text))
+
+
+def _apparent_shape(message: object) -> MessageShape:
+    if is_langchain(message):
+        return "langchain"
+    if is_pydantic_ai(message):
+        return "pydantic-ai"
+    if isinstance(message, Mapping) and "parts" in message:
+        return "gemini"
+    if isinstance(message, Mapping) and "role" not in message:
+        return "openai-responses"
+    return "openai-chat"
 
 
 def _read_mapping(message: Mapping[str, Any], reader: Reader) -> MessageFacts:

@@ -338,7 +338,9 @@ class Collector:
                 and getattr(annotation.left, "name", None) == "Unpack"
                 and isinstance(annotation.slice, griffe.Expr)
             ):
-                typed = self.module.modules_collection.get_member(annotation.slice.canonical_path)
+                typed = self._final(
+                    self.module.modules_collection.get_member(annotation.slice.canonical_path)
+                )
                 members = sorted(typed.members.items(), key=lambda m: m[1].lineno or 0)
                 return {n: m for n, m in members if m.kind is griffe.Kind.ATTRIBUTE}
         return {}
@@ -437,7 +439,7 @@ class Collector:
         if isinstance(expr, str):
             return TypeExpr((expr,))
         parts: list[str | tuple[str, str]] = []
-        for piece in expr.iterate(flat=True):
+        for piece in self._public_pieces(expr):
             if isinstance(piece, str):
                 if parts and isinstance(parts[-1], str):
                     parts[-1] += piece
@@ -446,6 +448,37 @@ class Collector:
             else:
                 parts.append((piece.name, self.final(piece.canonical_path)))
         return TypeExpr(tuple(parts))
+
+    def _public_pieces(self, expr: Any) -> list[Any]:
+        """The flat pieces of a type expression, each private alias of the package (``_Size``,
+        an ``Annotated`` integer) replaced by the type it stands for: the reference never shows
+        a private name."""
+        if isinstance(expr, str):
+            return [expr]
+        pieces: list[Any] = []
+        for piece in expr.iterate(flat=True):
+            if isinstance(piece, str) or not piece.name.startswith("_"):
+                pieces.append(piece)
+                continue
+            try:
+                alias = self.module.modules_collection.get_member(piece.canonical_path)
+            except (KeyError, ValueError, griffe.AliasResolutionError):
+                alias = None
+            value = getattr(alias, "value", None)
+            if value is None:
+                self.problems.append(f"the private type {piece.canonical_path} cannot be shown")
+                pieces.append(piece.name)
+                continue
+            pieces.extend(self._public_pieces(_unwrap(value)))
+        return pieces
+
+    def public_text(self, expr: Any) -> str | None:
+        """A type expression as text, with private aliases replaced (see ``_public_pieces``)."""
+        if expr is None:
+            return None
+        return "".join(
+            piece if isinstance(piece, str) else piece.name for piece in self._public_pieces(expr)
+        )
 
     def signature(
         self, name: str, params: list[tuple[str, str, str | None, str | None]], returns: str | None
@@ -488,10 +521,7 @@ class Collector:
         keys = self.unpacked(fn)
         for p in parameters:
             if p.kind is _KINDS.var_keyword and keys:
-                params += [
-                    Param(name, self.type(key.annotation), None, False, doc.params.get(name))
-                    for name, key in keys.items()
-                ]
+                params += self._expanded(keys, doc, path, p.name)
             else:
                 params.append(self._param(p, doc))
         returns = fn.returns if fn.returns not in (None, "None") else None
@@ -503,7 +533,9 @@ class Collector:
             decorators
             + prefix
             + self.signature(
-                fn.name, [self._sig_param(p) for p in parameters], str(returns) if returns else None
+                fn.name,
+                [self._sig_param(p) for p in parameters],
+                self.public_text(returns) if returns else None,
             )
         )
         result = Function(
@@ -523,6 +555,26 @@ class Collector:
             heading=heading,
         )
         return result
+
+    def _expanded(self, keys: dict[str, Any], doc: Doc, path: str, name: str) -> list[Param]:
+        """The keys of ``**name: Unpack[SomeTypedDict]``, one keyword parameter each, described
+        once, by the typed dict's own attribute docstrings (their messages keep the typed dict's
+        context, so a translator sees each text once). A docstring that documents the keys or
+        ``**name`` again is a problem: the table would hide what it says."""
+        params: list[Param] = []
+        for documented in (name, *keys):
+            if documented in doc.params:
+                self.problems.append(
+                    f"{path}: the parameter {documented!r} is documented by the typed dict of "
+                    f"**{name}; remove it from Args"
+                )
+        for key_name, key in keys.items():
+            typed = key.parent
+            target = self.targets.get(typed.path)
+            where = f"{self.package}.{target.slug}.{target.anchor}" if target else typed.path
+            description = self._description(typed, key_name, where)
+            params.append(Param(key_name, self.type(key.annotation), None, False, description))
+        return params
 
     def with_async_twin(self, fn: Any, path: str, doc: Doc) -> Doc:
         """Fill a sync function's missing Args, Returns and Raises from its async twin.
@@ -559,9 +611,8 @@ class Collector:
             description=doc.params.get(param.name),
         )
 
-    @staticmethod
-    def _sig_param(param: Any) -> tuple[str, str, str | None, str | None]:
-        annotation = str(param.annotation) if param.annotation is not None else None
+    def _sig_param(self, param: Any) -> tuple[str, str, str | None, str | None]:
+        annotation = self.public_text(param.annotation)
         default = str(param.default) if param.default is not None else None
         return (
             param.kind.value.replace(" ", "-").replace("variadic-", "var-"),
