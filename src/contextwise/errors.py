@@ -23,6 +23,7 @@ from contextwise._translation import (
     Message,
     current_locale,
     match_locale,
+    short_repr,
     translate,
 )
 
@@ -72,6 +73,7 @@ class ContextwiseError(Exception):
     """Free text from outside contextwise, shown untranslated after the message."""
 
     _more: tuple[ContextwiseError, ...] = ()
+    _unlisted: int = 0
 
     def __init__(
         self,
@@ -111,8 +113,9 @@ class ContextwiseError(Exception):
         separator = "" if target == "zh" else " "
         if self.detail:
             text = f"{text}{separator}{translate(_DETAIL, {'detail': self.detail}, target)}"
-        if self._more:
-            more = translate(_MORE_PROBLEMS, {"count": len(self._more)}, target)
+        if self._more or self._unlisted:
+            count = len(self._more) + self._unlisted
+            more = translate(_MORE_PROBLEMS, {"count": count}, target)
             text = f"{text}{separator}{more}"
         return text
 
@@ -121,8 +124,10 @@ class ContextwiseError(Exception):
         """Every problem found in the same input, this error first.
 
         Validating a policy file, a model spec or a decision response reports every problem at
-        once: the error raised is the first one, and this tuple holds them all, each with its own
-        code, field path and message. For any other error it holds just the error itself.
+        once: the error raised is the first one, and this tuple holds them, each with its own
+        code, field path and message. An input with thousands of problems keeps the first 20
+        here, and the message counts the others. For any other error it holds just the error
+        itself.
 
         Examples:
             >>> from contextwise import ContextPolicy, PolicyConfigurationError
@@ -140,8 +145,8 @@ class ContextwiseError(Exception):
 
     def __reduce__(self) -> tuple[Any, ...]:
         args = (type(self), self.code, self.locale, self.detail, self.params)
-        if self._more:
-            return (_rebuild, args, {"_more": self._more})
+        if self._more or self._unlisted:
+            return (_rebuild, args, {"_more": self._more, "_unlisted": self._unlisted})
         return (_rebuild, args)
 
 
@@ -270,6 +275,7 @@ class InvalidValueError(ContextwiseError, ValueError):
             "The text is not valid JSON: the error is at line {line}, column {column}."
         ),
         "invalid_value": N_("{field} has an invalid value: {value}."),
+        "too_deep": N_("{field} is nested more than {limit} levels deep."),
     }
 
 
@@ -353,6 +359,7 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "invalid_session_store": N_(
             "store must be a session store such as SQLiteStore, got a value of type {type_name}."
         ),
+        "not_an_instance": N_("{name} must be a {expected}, got a value of type {type_name}."),
     }
 
 
@@ -387,7 +394,7 @@ def checked_locale(value: object) -> Locale:
     found = match_locale(value)
     if found is None:
         raise UnsupportedLocaleError(
-            "unsupported_locale", locale_name=repr(value), supported=list(SUPPORTED_LOCALES)
+            "unsupported_locale", locale_name=short_repr(value), supported=list(SUPPORTED_LOCALES)
         )
     return found
 

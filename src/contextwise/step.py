@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Unpack
 
 from contextwise._effects import Effects, run_async, run_sync
+from contextwise._translation import short_text
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
 from contextwise.effort import Effort
 from contextwise.errors import RoutingConfigurationError
@@ -465,7 +466,7 @@ def _core(
     label = first if options.active is None else options.active
     if label not in models:
         raise RoutingConfigurationError(
-            "unknown_active_model", field="active", model=str(label), known=list(models)
+            "unknown_active_model", field="active", model=short_text(label), known=list(models)
         )
     if runner.counter is None:
         runner = runner.replace(counter=EstimateCounter())

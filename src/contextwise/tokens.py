@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from operator import index as _as_index
 from typing import Any, Protocol, SupportsIndex, runtime_checkable
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 
 __all__ = [
@@ -38,7 +39,9 @@ def check_count(result: object, counter_id: str) -> int:
         number = _as_index(result)
         if number >= 0:
             return number
-    raise InvalidValueError("invalid_counter_result", counter_id=counter_id, value=repr(result))
+    raise InvalidValueError(
+        "invalid_counter_result", counter_id=counter_id, value=short_repr(result)
+    )
 
 
 def estimate_tokens(text: str) -> int:

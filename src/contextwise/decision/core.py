@@ -18,6 +18,7 @@ from time import perf_counter
 from typing import Any, TypeAlias
 
 from contextwise._effects import Effects, Invoke, run_async, run_sync
+from contextwise._translation import short_repr
 from contextwise._validation import construct
 from contextwise.decision.schema import (
     ChoiceAnswer,
@@ -458,7 +459,9 @@ def check_min_confidence(value: object, *, field: str = "min_confidence") -> flo
         or not isinstance(value, int | float)
         or not 0.0 <= float(value) <= 1.0
     ):
-        raise RoutingConfigurationError("invalid_min_confidence", field=field, value=repr(value))
+        raise RoutingConfigurationError(
+            "invalid_min_confidence", field=field, value=short_repr(value)
+        )
     return float(value)
 
 
@@ -482,7 +485,7 @@ def check_timeout(value: object, *, field: str = "timeout") -> float | None:
         or not isinstance(value, int | float)
         or not 0.0 < float(value) < math.inf
     ):
-        raise RoutingConfigurationError("invalid_timeout", field=field, value=repr(value))
+        raise RoutingConfigurationError("invalid_timeout", field=field, value=short_repr(value))
     return float(value)
 
 
@@ -588,7 +591,7 @@ def _check_json(value: object, path: _Path, active: set[int], depth: int, field:
                     "state_non_string_key",
                     field=field,
                     path=_format_path(path),
-                    value=repr(key),
+                    value=short_repr(key),
                     type_name=type(key).__name__,
                 )
             if type(item) not in scalars:
@@ -603,7 +606,7 @@ def _check_json(value: object, path: _Path, active: set[int], depth: int, field:
 def _check_float(value: float, path: _Path, field: str) -> None:
     if not math.isfinite(value):
         raise RoutingConfigurationError(
-            "state_non_finite", field=field, path=_format_path(path), value=repr(value)
+            "state_non_finite", field=field, path=_format_path(path), value=short_repr(value)
         )
     if value == 0.0 and math.copysign(1.0, value) < 0.0:
         raise RoutingConfigurationError("state_negative_zero", field=field, path=_format_path(path))

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from contextwise._translation import short_repr
 from contextwise.decision.core import check_timeout, coerce_response
 from contextwise.decision.schema import (
     ChoiceQuestion,
@@ -324,24 +325,24 @@ def _check_settings(
 ) -> None:
     """Check the provider's own settings before any client is built."""
     if not isinstance(name, str) or not name.strip():
-        raise RoutingConfigurationError("blank_value", field="name", value=repr(name))
+        raise RoutingConfigurationError("blank_value", field="name", value=short_repr(name))
     check_timeout(timeout, field="timeout")
     if max_retries is not None:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int):
             raise RoutingConfigurationError(
-                "wrong_type", field="max_retries", expected="integer", value=repr(max_retries)
+                "wrong_type", field="max_retries", expected="integer", value=short_repr(max_retries)
             )
         if max_retries < 0:
             raise RoutingConfigurationError(
-                "out_of_range", field="max_retries", constraint="≥ 0", value=repr(max_retries)
+                "out_of_range", field="max_retries", constraint="≥ 0", value=short_repr(max_retries)
             )
     if temperature is not None:
         if isinstance(temperature, bool) or not isinstance(temperature, int | float):
             raise RoutingConfigurationError(
-                "wrong_type", field="temperature", expected="number", value=repr(temperature)
+                "wrong_type", field="temperature", expected="number", value=short_repr(temperature)
             )
         if not 0.0 <= float(temperature) <= 2.0:
             bound = "≤ 2" if float(temperature) > 2.0 else "≥ 0"
             raise RoutingConfigurationError(
-                "out_of_range", field="temperature", constraint=bound, value=repr(temperature)
+                "out_of_range", field="temperature", constraint=bound, value=short_repr(temperature)
             )

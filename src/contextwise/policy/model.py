@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Unpack
 from pydantic import ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from contextwise._checks import MAX_DEPTH
+from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
 from contextwise.errors import PolicyConfigurationError
 from contextwise.messages import GroupingKind
@@ -361,7 +363,10 @@ class ContextPolicy(PolicyModel):
         if isinstance(data, Mapping) and SCHEMA_KEY in data:
             if not isinstance(data[SCHEMA_KEY], str):
                 raise PolicyConfigurationError(
-                    "wrong_type", field=SCHEMA_KEY, expected="string", value=repr(data[SCHEMA_KEY])
+                    "wrong_type",
+                    field=SCHEMA_KEY,
+                    expected="string",
+                    value=short_repr(data[SCHEMA_KEY]),
                 )
             data = {key: value for key, value in data.items() if key != SCHEMA_KEY}
         return data
@@ -423,12 +428,16 @@ class ContextPolicy(PolicyModel):
         """
         if not isinstance(text, str):
             raise PolicyConfigurationError(
-                "wrong_type", field="text", expected="string", value=repr(type(text).__name__)
+                "wrong_type", field="text", expected="string", value=short_repr(type(text).__name__)
             )
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
+        except RecursionError:
+            raise PolicyConfigurationError(
+                "too_deep", field="ContextPolicy", limit=MAX_DEPTH
+            ) from None
         return cls.model_validate(data)
 
     @classmethod

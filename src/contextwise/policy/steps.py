@@ -27,6 +27,7 @@ from contextwise._layout import (
     removable_span,
     splice,
 )
+from contextwise._translation import short_text
 from contextwise.errors import ContextwiseError, InvalidValueError, PolicyStepError
 from contextwise.messages import (
     ChatMessage,
@@ -434,7 +435,7 @@ def _reply_error(
         return PolicyStepError(
             f"{prefix}_failed",
             error_type=type(error).__name__,
-            detail=str(error) or None,
+            detail=short_text(error) or None,
             **params,
         )
     return None
@@ -479,7 +480,7 @@ def _measure_new(
             raise
         kind = "compressor" if isinstance(step, CompressStep) else "app"
         return _step_failed(
-            step, state, f"{kind}_invalid_message", detail=str(exc), **_params(step)
+            step, state, f"{kind}_invalid_message", detail=short_text(exc), **_params(step)
         )
 
 

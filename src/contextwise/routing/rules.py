@@ -9,6 +9,7 @@ from time import perf_counter
 from types import MappingProxyType
 from typing import Any
 
+from contextwise._translation import short_repr, short_text
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import (
     ContextwiseError,
@@ -89,7 +90,7 @@ class RoutingRule:
         for field, value in (("id", self.id), ("model", self.model)):
             if not isinstance(value, str) or not value.strip():
                 code = "blank_rule_id" if field == "id" else "blank_model_name"
-                raise RoutingConfigurationError(code, field=field, value=repr(value))
+                raise RoutingConfigurationError(code, field=field, value=short_repr(value))
         for field in ("min_tokens", "min_step"):
             _check_count(getattr(self, field), f"{field}")
         if self.has_tools is not None and not isinstance(self.has_tools, bool):
@@ -226,7 +227,7 @@ class RuleRouter:
             raise RoutingConfigurationError("missing_default", field="default", known=list(specs))
         if not isinstance(default, str) or default not in specs:
             raise RoutingConfigurationError(
-                "unknown_fallback", field="default", fallback=str(default), known=list(specs)
+                "unknown_fallback", field="default", fallback=short_text(default), known=list(specs)
             )
         self.rules = _checked_rules(rules, specs)
         if on_event is not None and not callable(on_event):
@@ -335,7 +336,7 @@ class RuleRouter:
     ) -> RoutingRuleError:
         failure = RoutingRuleError(
             "rule_failed", rule=rule.id, step=step, error_type=type(error).__name__,
-            detail=str(error) or None,
+            detail=short_text(error) or None,
         )
         elapsed_ms = (perf_counter() - start) * 1000.0
         if self.on_event is not None:
@@ -397,7 +398,10 @@ def _candidate_specs(models: object) -> dict[str, ModelSpec]:
             spec = ModelSpec(name=spec)
         if not isinstance(label, str) or not isinstance(spec, ModelSpec):
             raise RoutingConfigurationError(
-                "invalid_model_spec", field="models", label=str(label), value=repr(spec)[:80]
+                "invalid_model_spec",
+                field="models",
+                label=short_text(label),
+                value=short_repr(spec),
             )
         specs[label] = spec
     return specs

@@ -19,6 +19,7 @@ from typing import Any, Unpack
 
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._layout import PLAIN_ROLES
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import ContextPolicy
@@ -175,7 +176,7 @@ class ContextSession:
                 "not_a_string", name="session_id", type_name=type(session_id).__name__
             )
         if not session_id.strip():
-            raise InvalidValueError("blank_session_id", value=repr(session_id))
+            raise InvalidValueError("blank_session_id", value=short_repr(session_id))
         if not isinstance(store, SessionStore):
             raise InvalidTypeError("invalid_session_store", type_name=type(store).__name__)
         self._runner = as_runner(policy, options)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.facts import MessageFacts, MessageShape, Reader, Role
 from contextwise.shapes.parts import ANTHROPIC_KINDS, RESPONSES_KINDS, read_parts
@@ -71,7 +72,7 @@ def chat_role(message: Mapping[str, Any], index: int) -> Role:
         return known
     if role is None:
         raise InvalidValueError("missing_message_role", index=index)
-    raise InvalidValueError("unknown_message_role", index=index, role=repr(role))
+    raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
 
 
 def _tool_calls(tool_calls: object, reader: Reader, facts: MessageFacts) -> None:

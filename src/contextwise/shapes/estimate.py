@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 
 PartKind: TypeAlias = Literal["image", "audio", "video", "file", "encrypted"]
@@ -93,7 +94,9 @@ class PartEstimate:
         for name in ("image_tokens", "audio_tokens", "video_tokens", "file_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InvalidValueError("invalid_part_estimate", field=name, value=repr(value))
+                raise InvalidValueError(
+                    "invalid_part_estimate", field=name, value=short_repr(value)
+                )
         for name in ("encrypted_ratio", "chars_per_token"):
             value = getattr(self, name)
             if (
@@ -103,7 +106,9 @@ class PartEstimate:
                 or value < 0
                 or (name == "chars_per_token" and value == 0)
             ):
-                raise InvalidValueError("invalid_part_estimate", field=name, value=repr(value))
+                raise InvalidValueError(
+                    "invalid_part_estimate", field=name, value=short_repr(value)
+                )
 
     def flat_chars(self, kind: PartKind) -> int:
         """Return the characters of a part of this kind whose size is unknown.

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.facts import CallKey, MessageFacts, Reader, Role
 
@@ -62,7 +63,7 @@ def _role(content: Mapping[str, Any], index: int) -> Role:
         return known
     if role is None:
         raise InvalidValueError("missing_message_role", index=index)
-    raise InvalidValueError("unknown_message_role", index=index, role=repr(role))
+    raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
 
 
 def _part(part: Mapping[str, Any], reader: Reader, where: str, facts: MessageFacts) -> None:

@@ -14,6 +14,7 @@ from itertools import compress, repeat
 from operator import attrgetter, concat, is_
 from typing import Any, Final
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.chat import read_call
 from contextwise.shapes.facts import MessageFacts, Reader, Role
@@ -91,7 +92,7 @@ def _role(message: Any, index: int) -> Role:
         role = kind
         known = TYPES.get(kind) if isinstance(kind, str) else None
     if known is None:
-        raise InvalidValueError("unknown_message_role", index=index, role=repr(role))
+        raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
     return known
 
 

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.chat import read_chat
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartEstimate
@@ -118,7 +119,7 @@ def _read_mapping(message: Mapping[str, Any], reader: Reader) -> MessageFacts:
         return read_item(message, kind, reader)
     if "role" in message or kind in (None, "message"):
         return read_chat(message, reader)
-    raise InvalidValueError("unknown_message_type", index=reader.index, type=repr(kind))
+    raise InvalidValueError("unknown_message_type", index=reader.index, type=short_repr(kind))
 
 
 def message_shape(message: object) -> MessageShape:
