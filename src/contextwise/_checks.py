@@ -18,7 +18,9 @@ refused with a coded error (``too_deep``, ``message_too_deep``, ``state_too_deep
 recursive reader could fail on it."""
 
 
-def require_instance(value: object, expected: type | tuple[type, ...], name: str, label: str) -> None:
+def require_instance(
+    value: object, expected: type | tuple[type, ...], name: str, label: str
+) -> None:
     """Raise ``not_an_instance`` when ``value`` is not an instance of ``expected``.
 
     Args:

@@ -593,6 +593,10 @@ class RoutingConfigurationError(InvalidValueError):
         "unknown_active_model": N_(
             "The {field} model '{model}' is not one of the candidate models {known}."
         ),
+        "client_not_created": N_(
+            "The {field} could not be created from these settings: the package raised "
+            "{error_type}."
+        ),
         "client_conflict": N_(
             "Pass either a configured client or the {field} setting, not both: the client already "
             "holds its settings."
@@ -606,6 +610,9 @@ class RoutingConfigurationError(InvalidValueError):
         "fallback_on_not_callable": N_(
             "{field} must be a function that takes an error and returns True when the fallback "
             "should answer, got a value of type {type_name}."
+        ),
+        "fallback_on_failed": N_(
+            "The {field} test raised {error_type} instead of answering True or False."
         ),
         "invalid_timeout": N_(
             "{field} must be a finite number of seconds greater than 0, got {value}."
@@ -636,6 +643,10 @@ class RoutingConfigurationError(InvalidValueError):
         "state_non_string_key": N_(
             "The {field} must be lossless JSON, but {path} has the key {value} of type "
             "{type_name}; JSON object keys are strings."
+        ),
+        "state_huge_int": N_(
+            "The {field} must be lossless JSON, but {path} holds an integer of more than {limit} "
+            "digits, which JSON text cannot carry."
         ),
         "state_cycle": N_(
             "The {field} must be lossless JSON, but {path} refers back to one of its own "

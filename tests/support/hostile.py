@@ -112,7 +112,7 @@ HOSTILE: dict[str, Any] = {
     "raising repr": RaisingRepr(),
     "raising repr int": RaisingReprInt(7),
     "raising repr str": RaisingReprStr("text"),
-    "type": int,
+    "class": type("Anything", (), {}),
     "lambda": lambda *args, **kwargs: None,
     "generator": (n for n in range(3)),
     "ellipsis": ...,

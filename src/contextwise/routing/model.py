@@ -11,7 +11,12 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contextwise._translation import short_repr, short_text
 from contextwise._validation import CodedModel
-from contextwise.decision.core import FallbackPredicate, check_min_confidence, check_timeout
+from contextwise.decision.core import (
+    FallbackPredicate,
+    check_min_confidence,
+    check_provider,
+    check_timeout,
+)
 from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
@@ -510,12 +515,7 @@ class ModelRouting:
         fallback_on: FallbackPredicate | None = None,
         effort_question: str | None = None,
     ) -> None:
-        if not isinstance(getattr(provider, "name", None), str) or not callable(
-            getattr(provider, "request", None)
-        ):
-            raise RoutingConfigurationError(
-                "invalid_provider", field="provider", type_name=type(provider).__name__
-            )
+        check_provider(provider)
         if not isinstance(model, str) or not model.strip():
             raise RoutingConfigurationError(
                 "blank_router_model", field="model", value=short_repr(model)

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
@@ -276,6 +277,10 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
     Returns:
         The mapping ``{"system", "step", "model", "tools", "messages"}``.
 
+    Raises:
+        InvalidTypeError: When ``context`` is not a :class:`RoutingContext` (code
+            ``not_an_instance``).
+
     Examples:
         >>> context = RoutingContext(
         ...     step=1,
@@ -293,6 +298,7 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
         >>> default_state(context)["messages"]
         [{'role': 'assistant', 'content': [{'type': 'text', 'text': 'Done.'}]}]
     """
+    require_instance(context, RoutingContext, "context", "RoutingContext")
     messages: list[Any] = []
     for message in context.messages:
         cleaned = _without_reasoning(message)
@@ -477,6 +483,8 @@ class ModelRouter:
             The chosen candidate, the reason, the confidence, the usage and the effort to send.
 
         Raises:
+            InvalidTypeError: When ``context`` is not a :class:`RoutingContext` (code
+                ``not_an_instance``); nothing is sent.
             RoutingConfigurationError: When the state is not lossless JSON (nothing is sent).
             DecisionResponseError: When the provider's answer is malformed or missing.
             QuotaExceededError: When the provider's quota is exhausted, whatever ``on_error``.
@@ -512,6 +520,7 @@ class ModelRouter:
         return await run_async(self._core(context))
 
     def _core(self, context: RoutingContext) -> Effects[RouteOutcome]:
+        require_instance(context, RoutingContext, "context", "RoutingContext")
         routing = self.routing
         emit = self.on_event
         step = context.step

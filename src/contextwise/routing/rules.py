@@ -9,6 +9,7 @@ from time import perf_counter
 from types import MappingProxyType
 from typing import Any
 
+from contextwise._checks import require_instance
 from contextwise._translation import short_repr, short_text
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import (
@@ -294,6 +295,8 @@ class RuleRouter:
         Raises:
             RoutingRuleError: When a rule raises (code ``rule_failed``); the rule's own error is
                 its ``__cause__``.
+            InvalidTypeError: When ``context`` is not a :class:`RoutingContext` (code
+                ``not_an_instance``).
 
         Examples:
             >>> import asyncio
@@ -309,6 +312,7 @@ class RuleRouter:
         return self._route(context)
 
     def _route(self, context: RoutingContext) -> RouteOutcome:
+        require_instance(context, RoutingContext, "context", "RoutingContext")
         start = perf_counter()
         if self.on_event is not None:
             self.on_event(DecisionStartedEvent(context.step, RULES_PROVIDER, "", ""))

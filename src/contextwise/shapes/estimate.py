@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
+from contextwise._checks import finite_float
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 
@@ -93,19 +94,14 @@ class PartEstimate:
     def __post_init__(self) -> None:
         for name in ("image_tokens", "audio_tokens", "video_tokens", "file_tokens"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            if not isinstance(value, int) or finite_float(value) is None or value < 0:
                 raise InvalidValueError(
                     "invalid_part_estimate", field=name, value=short_repr(value)
                 )
         for name in ("encrypted_ratio", "chars_per_token"):
             value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
-                or (name == "chars_per_token" and value == 0)
-            ):
+            number = finite_float(value)
+            if number is None or number < 0 or (name == "chars_per_token" and number == 0):
                 raise InvalidValueError(
                     "invalid_part_estimate", field=name, value=short_repr(value)
                 )

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
+from contextwise._checks import require_instance
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.chat import read_chat
@@ -51,8 +52,8 @@ def read_message(
             (``unknown_message_role``) or a ``type`` that no shape knows
             (``unknown_message_type``).
         InvalidTypeError: When the message is neither a mapping nor a supported object
-            (``message_not_a_mapping``), or a field has a type its shape does not allow
-            (``invalid_message_field``).
+            (``message_not_a_mapping``), a field has a type its shape does not allow
+            (``invalid_message_field``), or ``sink`` is not a list (``not_an_instance``).
 
     Examples:
         >>> facts = read_message({"role": "model", "parts": [
@@ -63,6 +64,8 @@ def read_message(
         >>> read_message(item, unknown_items="opaque").chars
         39
     """
+    if sink is not None:
+        require_instance(sink, list, "sink", "list")
     reader = Reader(index, part_estimate or DEFAULT_PART_ESTIMATE, sink)
     mark = 0 if sink is None else len(sink)
     try:
