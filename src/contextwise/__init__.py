@@ -124,9 +124,11 @@ from contextwise.routing import (
 )
 from contextwise.session import (
     SESSION_SCHEMA_VERSION,
+    AddResult,
     ArchivedMessage,
     ChangeEntry,
     ContextSession,
+    IdempotencyKey,
     MemoryStore,
     SessionChange,
     SessionSnapshot,
@@ -165,6 +167,7 @@ __all__ = [
     "LANGUAGES",
     "SESSION_SCHEMA_VERSION",
     "SUPPORTED_LOCALES",
+    "AddResult",
     "Api",
     "AppMutation",
     "AppStep",
@@ -211,6 +214,7 @@ __all__ = [
     "FragmentField",
     "Grouping",
     "GroupingKind",
+    "IdempotencyKey",
     "InvalidTypeError",
     "InvalidValueError",
     "Language",

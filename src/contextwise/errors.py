@@ -204,9 +204,24 @@ class InvalidValueError(ContextwiseError, ValueError):
             "of tokens."
         ),
         "blank_session_id": N_("A session id must be a non-blank string, got {value}."),
+        "invalid_session_id": N_(
+            "A session id must be a string of at most {limit} characters without NUL characters "
+            "or lone surrogates, got {value}."
+        ),
+        "invalid_idempotency_key": N_(
+            "An idempotency key must be a non-blank string of at most {limit} characters without "
+            "NUL characters or lone surrogates, got {value}."
+        ),
+        "idempotency_key_reused": N_(
+            "The idempotency key '{key}' of session '{session_id}' was already used to add other "
+            "messages; a retry must send the same messages, and another add needs another key."
+        ),
         "message_not_json": N_(
             "The message at index {index} cannot be stored, because JSON cannot encode it: "
             "{reason}."
+        ),
+        "message_too_deep": N_(
+            "The message at index {index} is nested more than {limit} levels deep."
         ),
         "unknown_change": N_(
             "The session '{session_id}' has no change {change_id} with archived messages to "
@@ -1012,6 +1027,14 @@ class SessionStoreError(ContextwiseError):
     """A session store cannot be used: its layout is another version, or a library it needs is
     missing, or the database refused the operation.
 
+    Every failure of a store's database is raised as this error, with the database's own error
+    as ``__cause__`` and its text as ``detail``: a file that cannot be opened or is not a
+    database (``store_cannot_open``, ``store_not_a_database``), a read-only file or filesystem
+    (``store_read_only``), a full disk (``store_full``), a lock held longer than the timeout
+    (``store_locked``), a layout of another version (``session_schema_mismatch``,
+    ``session_layout_mismatch``), a damaged row (``store_row_unreadable``), a closed store
+    (``store_closed``), and anything else (``store_failed``).
+
     Examples:
         >>> from contextwise import SessionStoreError
         >>> err = SessionStoreError("session_schema_mismatch", found=7, expected=1)
@@ -1028,6 +1051,28 @@ class SessionStoreError(ContextwiseError):
             "{store} needs the package '{package}': install contextwise[{extra}]."
         ),
         "invalid_store_url": N_("The database URL '{url}' cannot be used: {reason}."),
+        "session_layout_mismatch": N_(
+            "The session store holds tables of an older layout, without a schema version; this "
+            "version of contextwise reads schema version {expected}. Use a new database or file."
+        ),
+        "store_cannot_open": N_("The session store '{location}' cannot be opened."),
+        "store_not_a_database": N_(
+            "The session store '{location}' is not a database that contextwise can read."
+        ),
+        "store_read_only": N_("The session store '{location}' is read-only: nothing can be written."),
+        "store_full": N_(
+            "The session store '{location}' is full: the disk or the database has no room left, "
+            "and nothing was written."
+        ),
+        "store_locked": N_(
+            "The session store '{location}' stayed locked by another writer for more than "
+            "{timeout} seconds; nothing was written."
+        ),
+        "store_row_unreadable": N_(
+            "A stored message of session '{session_id}' cannot be read back: its row is damaged."
+        ),
+        "store_closed": N_("The session store '{location}' is closed."),
+        "store_failed": N_("The session store '{location}' failed with {error_type}."),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -11,12 +12,20 @@ from itertools import repeat
 from operator import attrgetter
 from typing import TypeAlias
 
-from contextwise.errors import SessionConflictError
+from contextwise.errors import InvalidValueError, SessionConflictError
 from contextwise.session.records import (
+    IDEMPOTENCY_WINDOW,
+    MAX_ID,
+    POSITION_GAP,
+    AddResult,
+    IdempotencyKey,
     SessionChange,
     SessionSnapshot,
     StoredArchiveItem,
     StoredMessage,
+    check_change_id,
+    check_idempotency_window,
+    check_session_id,
 )
 
 _ITEM_ID = attrgetter("item_id")
@@ -33,6 +42,8 @@ class _Session:
     """The context by item id, in context order: a trim removes only its own messages."""
     archived: dict[int, _Archived] = field(default_factory=dict)
     """The archived messages by change id: the step, the time, and the messages by item id."""
+    keys: dict[str, tuple[str, AddResult, float]] = field(default_factory=dict)
+    """The idempotency keys of the adds: the digest, the result and when it was stored."""
 
 
 class MemoryStore:
@@ -44,13 +55,21 @@ class MemoryStore:
     three. Several sessions and threads may share one. The messages are held as they were
     read back from their JSON, not copied again: treat what a session returns as read-only.
 
+    Args:
+        idempotency_window: How many seconds the idempotency key of an add is kept; a retry
+            after that stores its messages again.
+
+    Raises:
+        InvalidValueError: When ``idempotency_window`` is negative or not finite.
+
     Examples:
         >>> from contextwise.session import MemoryStore
         >>> MemoryStore().read("chat-1").items
         []
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, idempotency_window: float = IDEMPOTENCY_WINDOW) -> None:
+        self._window = check_idempotency_window(idempotency_window)
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
 
@@ -61,6 +80,7 @@ class MemoryStore:
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""
+        check_session_id(session_id)
         with self._lock:
             session = self._sessions.get(session_id)
             if session is None:
@@ -78,23 +98,56 @@ class MemoryStore:
             added.reverse()
             return SessionSnapshot(session.version, session.last_item, added, complete=False)
 
-    def append(self, session_id: str, items: Sequence[StoredMessage]) -> list[StoredMessage]:
+    def append(
+        self,
+        session_id: str,
+        items: Sequence[StoredMessage],
+        idempotency: IdempotencyKey | None = None,
+    ) -> AddResult:
         """Add messages at the end of a session's context, in one transaction."""
+        check_session_id(session_id)
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
+            now = time.time()
+            if idempotency is not None:
+                found = self._known(session, session_id, idempotency, now)
+                if found is not None:
+                    return found
             first = session.last_item + 1
             stored = list(items)
             ids = range(first, first + len(stored))
             # Fills in the placeholders at C speed: ids, positions, and no creating change.
             deque(map(setattr, stored, repeat("item_id"), ids), maxlen=0)
-            deque(map(setattr, stored, repeat("position"), map(float, ids)), maxlen=0)
+            positions = (item_id * POSITION_GAP for item_id in ids)
+            deque(map(setattr, stored, repeat("position"), positions), maxlen=0)
             deque(map(setattr, stored, repeat("created_by"), repeat(None)), maxlen=0)
             session.context.update(zip(ids, stored, strict=True))
             session.last_item += len(stored)
-            return stored
+            result = AddResult(tuple(ids), session.version)
+            if idempotency is not None:
+                session.keys[idempotency.key] = (idempotency.digest, result, now)
+            return result
+
+    def _known(
+        self, session: _Session, session_id: str, idempotency: IdempotencyKey, now: float
+    ) -> AddResult | None:
+        """The result of the add that stored this key, or ``None``; expired keys are dropped."""
+        expired = [key for key, (_, _, at) in session.keys.items() if at + self._window <= now]
+        for key in expired:
+            del session.keys[key]
+        found = session.keys.get(idempotency.key)
+        if found is None:
+            return None
+        digest, result, _ = found
+        if digest != idempotency.digest:
+            raise InvalidValueError(
+                "idempotency_key_reused", session_id=session_id, key=idempotency.key
+            )
+        return AddResult(result.positions, result.version, duplicate=True)
 
     def commit(self, session_id: str, change: SessionChange) -> tuple[int, list[StoredMessage]]:
         """Store a change of a session's context, in one transaction."""
+        check_session_id(session_id)
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             if session.version != change.version:
@@ -164,6 +217,7 @@ class MemoryStore:
 
     def archive(self, session_id: str) -> list[StoredArchiveItem]:
         """Read a session's archived messages, by change, then in context order."""
+        check_session_id(session_id)
         with self._lock:
             session = self._sessions.get(session_id)
             changes = [] if session is None else sorted(session.archived.items())
@@ -175,9 +229,11 @@ class MemoryStore:
 
     def change_items(self, session_id: str, change_id: int) -> tuple[list[int], list[int]]:
         """Find what a change did that is still in force."""
+        check_session_id(session_id)
+        check_change_id(change_id)
         with self._lock:
             session = self._sessions.get(session_id)
-            if session is None:
+            if session is None or not 0 < change_id <= MAX_ID:
                 return [], []
             found = session.archived.get(change_id)
             archived = [] if found is None else _in_order(found[2])
