@@ -69,15 +69,15 @@ def _strings_only(message: dict[Any, Any]) -> bool:
     which names what is wrong."""
     if len(message) == 2 and type(message.get("role")) is str:
         content = message.get("content")
-        return type(content) is str and _utf8(content) and _utf8(message["role"])
+        return type(content) is str and encodes_utf8(content) and encodes_utf8(message["role"])
     return all(
-        type(key) is str and type(value) is str and _utf8(key) and _utf8(value)
+        type(key) is str and type(value) is str and encodes_utf8(key) and encodes_utf8(value)
         for key, value in message.items()
     )
 
 
-def _utf8(text: str) -> bool:
-    """Whether a text encodes as UTF-8; ASCII is told at once."""
+def encodes_utf8(text: str) -> bool:
+    """Whether a text encodes as UTF-8 (no lone surrogate); ASCII is told at once."""
     if text.isascii():
         return True
     try:
@@ -163,6 +163,6 @@ def _framework(message: object) -> str | None:
 def _dumps(value: object) -> str:
     """Compact JSON text that UTF-8 encodes: a lone surrogate fails here, as a store would."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    if not _utf8(text):
+    if not encodes_utf8(text):
         text.encode("utf-8")  # raises the UnicodeEncodeError (a ValueError) that names it
     return text

@@ -21,6 +21,7 @@ from operator import attrgetter, is_, itemgetter
 from typing import Any
 
 from contextwise._layout import PLAIN_ROLES
+from contextwise.session.codec import encodes_utf8
 from contextwise.session.records import (
     POSITION_GAP,
     ChangeEntry,
@@ -323,6 +324,8 @@ def plain_messages(
         contents: list[Any] = list(map(_CONTENT, messages))
         if not set(roles) <= PLAIN_ROLES or set(map(type, contents)) != {str}:
             return None
+        if not all(map(encodes_utf8, contents)):
+            return None  # a lone surrogate: the codec names it
         return list(map(dict.copy, messages)), list(map(len, contents)), roles
     except Exception:  # noqa: BLE001 - not all plain dicts: the checked path reports the problem
         return None

@@ -43,12 +43,15 @@ SCHEMA = (
     "item_id BIGINT NOT NULL, position BIGINT NOT NULL, data TEXT NOT NULL, "
     "chars BIGINT NOT NULL, tokens BIGINT, counter_id TEXT, created_by BIGINT, change_id BIGINT, "
     "step TEXT, archived_at TEXT, PRIMARY KEY (session_id, item_id))",
-    "CREATE INDEX IF NOT EXISTS contextwise_messages_by_change "
-    "ON contextwise_messages (session_id, change_id, position)",
     "CREATE TABLE IF NOT EXISTS contextwise_idempotency (session_id TEXT NOT NULL, "
     "idempotency_key TEXT NOT NULL, digest TEXT NOT NULL, first_item BIGINT NOT NULL, "
     "item_count BIGINT NOT NULL, version BIGINT NOT NULL, stored_at DOUBLE PRECISION NOT NULL, "
     "PRIMARY KEY (session_id, idempotency_key))",
+)
+
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS contextwise_messages_by_change "
+    "ON contextwise_messages (session_id, change_id, position)",
 )
 
 LAYOUT = (
@@ -280,7 +283,7 @@ def check_schema(tx: Transaction) -> None:
         return
     for statement in SCHEMA[1:]:
         tx.rows(statement, {})
-    for statement in LAYOUT:
+    for statement in (*LAYOUT, *INDEXES):
         try:
             tx.rows(statement, {})
         except Exception as exc:
