@@ -1059,7 +1059,9 @@ class SessionStoreError(ContextwiseError):
         "store_not_a_database": N_(
             "The session store '{location}' is not a database that contextwise can read."
         ),
-        "store_read_only": N_("The session store '{location}' is read-only: nothing can be written."),
+        "store_read_only": N_(
+            "The session store '{location}' is read-only: nothing can be written."
+        ),
         "store_full": N_(
             "The session store '{location}' is full: the disk or the database has no room left, "
             "and nothing was written."

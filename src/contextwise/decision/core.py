@@ -591,8 +591,8 @@ def _plain_json(value: object, depth: int) -> bool:
     """
     kind = type(value)
     if kind is not dict and kind is not list:
-        if kind is int:
-            return -_JSON_INT_BOUND < value < _JSON_INT_BOUND  # type: ignore[operator]
+        if isinstance(value, int) and kind is int:
+            return bool(-_JSON_INT_BOUND < value < _JSON_INT_BOUND)
         return kind in _PLAIN_SCALARS or (kind is float and _plain_float(value))  # type: ignore[arg-type]
     if depth >= STATE_MAX_DEPTH:
         return False
