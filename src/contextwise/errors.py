@@ -960,6 +960,10 @@ class PolicyConfigurationError(InvalidValueError):
         ),
         "invalid_toml": N_("The policy text is not valid TOML."),
         "unreadable_file": N_("The file '{path}' cannot be read."),
+        "not_a_regular_file": N_(
+            "The path '{path}' is not a regular file; only regular files are read."
+        ),
+        "file_too_large": N_("The file '{path}' is larger than {limit} bytes, the most read."),
     }
 
 
