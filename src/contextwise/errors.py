@@ -1003,6 +1003,10 @@ class PolicyStepError(ContextwiseError):
             "The compressor '{compressor}' of the step '{step_id}' returned a message that cannot "
             "be read."
         ),
+        "compressor_empty_summary": N_(
+            "The compressor '{compressor}' of the step '{step_id}' returned a summary without "
+            "any text."
+        ),
         "compressor_summary_has_tools": N_(
             "The compressor '{compressor}' of the step '{step_id}' returned a message with tool "
             "calls or tool results; a summary must be plain text."

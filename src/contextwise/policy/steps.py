@@ -33,6 +33,7 @@ from contextwise.messages import (
     ChatMessage,
     find_orphan_results,
     message_chars,
+    message_text,
     tool_call_ids,
     tool_result_ids,
 )
@@ -601,6 +602,8 @@ def _checked_summary(
     summary_chars, summary_tokens = measured
     if tool_call_ids(summary) or tool_result_ids(summary):
         return _step_failed(step, state, "compressor_summary_has_tools", **params)
+    if not message_text(summary).strip():
+        return _step_failed(step, state, "compressor_empty_summary", **params)
     if summary_chars >= replaced_chars:
         return _step_failed(
             step,

@@ -34,9 +34,7 @@ def read_chat(message: Mapping[str, Any], reader: Reader) -> MessageFacts:
     shape: MessageShape = "openai-responses" if message.get("type") == "message" else "openai-chat"
     if role == "tool":
         facts.has_results = facts.only_results = True
-        answered = message.get("tool_call_id")
-        if isinstance(answered, str):
-            facts.results.append(answered)
+        reader.key(message.get("tool_call_id"), "tool_call_id", facts.results)
     content = message.get("content")
     if isinstance(content, str):
         reader.text(content, "content")
@@ -84,9 +82,7 @@ def _tool_calls(tool_calls: object, reader: Reader, facts: MessageFacts) -> None
         where = f"tool_calls[{number}]"
         if not isinstance(call, Mapping):
             reader.bad(where, call)
-        call_id = call.get("id")
-        if isinstance(call_id, str):
-            facts.calls.append(call_id)
+        reader.key(call.get("id"), f"{where}.id", facts.calls)
         function = call.get("function")
         if function is None:
             # LangChain's dict form puts name and args on the call itself.

@@ -122,6 +122,15 @@ class Reader:
         """Count structured data (tool arguments, results) as its compact JSON text."""
         self.text(value if isinstance(value, str) else compact_json(value), "")
 
+    def key(self, value: object, where: str, keys: list[CallKey]) -> None:
+        """Record a tool call's id: a string, or none at all. Any other value (an integer id)
+        would pair with nothing, so it is an error rather than a call left unpaired."""
+        if value is None:
+            return
+        if not isinstance(value, str):
+            self.bad(where, value)
+        keys.append(value)
+
     def part(self, chars: int) -> None:
         """Count a part measured by an estimate."""
         self.chars += chars

@@ -62,16 +62,12 @@ def read_parts(
                 kinds.add("image/source")  # an Anthropic image, not a LangChain one
         if kind == "tool_result":
             links.has_results = True
-            answered = part.get("tool_use_id")
-            if isinstance(answered, str):
-                links.results.append(answered)
+            reader.key(part.get("tool_use_id"), f"{at}.tool_use_id", links.results)
             _inner(part.get("content"), reader, f"{at}.content", links)
             continue
         other = True
         if kind == "tool_use":
-            call_id = part.get("id")
-            if isinstance(call_id, str):
-                links.calls.append(call_id)
+            reader.key(part.get("id"), f"{at}.id", links.calls)
         read_part(part, kind, reader, at, links)
     if links.has_results and not other:
         links.only_results = True
