@@ -119,8 +119,8 @@ class ContextSession:
         ...     {"id": "trim", "kind": "trim", "fragment_id": "history",
         ...      "grouping": {"kind": "message"}}]}
         >>> session = ContextSession(policy, MemoryStore(), "chat-1")
-        >>> session.add([{"role": "user", "content": "Hello!"},
-        ...              {"role": "assistant", "content": "Hi there."}])
+        >>> _ = session.add([{"role": "user", "content": "Hello!"},
+        ...                  {"role": "assistant", "content": "Hi there."}])
         >>> [m["content"] for m in session.context().fragment("history").messages]
         ['Hi there.']
         >>> [(item.message["content"], item.step) for item in session.archive()]
@@ -239,7 +239,7 @@ class ContextSession:
         Examples:
             >>> from contextwise.session import ContextSession, MemoryStore
             >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
-            >>> session.add([{"role": "user", "content": "Hello!"}])
+            >>> _ = session.add([{"role": "user", "content": "Hello!"}])
             >>> session.context().report.before_chars
             6
         """
@@ -267,7 +267,7 @@ class ContextSession:
             >>> import asyncio
             >>> from contextwise.session import ContextSession, MemoryStore
             >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
-            >>> session.add([{"role": "user", "content": "Hello!"}])
+            >>> _ = session.add([{"role": "user", "content": "Hello!"}])
             >>> asyncio.run(session.acontext()).report.before_chars
             6
         """
@@ -344,8 +344,8 @@ class ContextSession:
             ...     {"id": "trim", "kind": "trim", "fragment_id": "history",
             ...      "grouping": {"kind": "message"}}]}
             >>> session = ContextSession(policy, MemoryStore(), "chat-1")
-            >>> session.add([{"role": "user", "content": "Hello"},
-            ...              {"role": "assistant", "content": "Hi"}])
+            >>> _ = session.add([{"role": "user", "content": "Hello"},
+            ...                  {"role": "assistant", "content": "Hi"}])
             >>> _ = session.context()
             >>> session.restore(session.archive()[0].change_id)
             [{'role': 'user', 'content': 'Hello'}]
