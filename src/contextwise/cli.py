@@ -58,6 +58,7 @@ EXIT_INTERNAL = 3
 FILE_SIZE_LIMIT = 16 * 1024 * 1024
 """The largest policy or history file the command reads, in bytes (16 MiB)."""
 
+_NOT_STRINGS = N_("The command's arguments must be strings.")
 _INTERNAL = N_(
     "contextwise stopped on an internal error ({error_type}); this is a bug, please report it."
 )
@@ -113,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as stop:  # argparse printed the usage error (or the help) itself
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    except (TypeError, ValueError, AttributeError):  # main() called with arguments not strings
+        sys.stderr.write(f"contextwise: usage_error: {translate(_NOT_STRINGS, {}, 'en')}\n")
+        return EXIT_USAGE
     out: TextIO = sys.stdout
     locale = normalize_locale(getattr(args, "lang", "en"))
     try:

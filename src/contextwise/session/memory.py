@@ -23,9 +23,13 @@ from contextwise.session.records import (
     SessionSnapshot,
     StoredArchiveItem,
     StoredMessage,
+    check_change,
     check_change_id,
+    check_idempotency,
     check_idempotency_window,
+    check_items,
     check_session_id,
+    check_since,
 )
 
 _ITEM_ID = attrgetter("item_id")
@@ -81,6 +85,7 @@ class MemoryStore:
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""
         check_session_id(session_id)
+        check_since(since)
         with self._lock:
             session = self._sessions.get(session_id)
             if session is None:
@@ -106,6 +111,8 @@ class MemoryStore:
     ) -> AddResult:
         """Add messages at the end of a session's context, in one transaction."""
         check_session_id(session_id)
+        check_items(items)
+        check_idempotency(idempotency)
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             now = time.time()
@@ -148,6 +155,7 @@ class MemoryStore:
     def commit(self, session_id: str, change: SessionChange) -> tuple[int, list[StoredMessage]]:
         """Store a change of a session's context, in one transaction."""
         check_session_id(session_id)
+        check_change(change)
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             if session.version != change.version:

@@ -290,6 +290,73 @@ def check_seconds(value: object, name: str) -> float:
     return number
 
 
+def check_items(items: object) -> Sequence[StoredMessage]:
+    """Check the messages given to a store's ``append``: a list of :class:`StoredMessage`.
+
+    Raises:
+        InvalidTypeError: When it is not (code ``not_an_instance``).
+    """
+    if not isinstance(items, list | tuple) or not all(
+        type(item) is StoredMessage or isinstance(item, StoredMessage) for item in items
+    ):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="items",
+            expected="list of StoredMessage",
+            type_name=type(items).__name__,
+        )
+    return items
+
+
+def check_since(since: object) -> None:
+    """Check the ``since`` of a store's ``read``: ``None`` or ``(version, last_item)``.
+
+    Raises:
+        InvalidTypeError: When it is neither (code ``not_an_instance``).
+    """
+    if since is not None and not (
+        isinstance(since, tuple)
+        and len(since) == 2
+        and all(isinstance(part, int) and not isinstance(part, bool) for part in since)
+    ):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="since",
+            expected="(version, last_item)",
+            type_name=type(since).__name__,
+        )
+
+
+def check_change(change: object) -> None:
+    """Check the change given to a store's ``commit``.
+
+    Raises:
+        InvalidTypeError: When it is not a :class:`SessionChange` (code ``not_an_instance``).
+    """
+    if not isinstance(change, SessionChange):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="change",
+            expected="SessionChange",
+            type_name=type(change).__name__,
+        )
+
+
+def check_idempotency(idempotency: object) -> None:
+    """Check the idempotency of a store's ``append``: ``None`` or an :class:`IdempotencyKey`.
+
+    Raises:
+        InvalidTypeError: When it is neither (code ``not_an_instance``).
+    """
+    if idempotency is not None and not isinstance(idempotency, IdempotencyKey):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="idempotency",
+            expected="IdempotencyKey",
+            type_name=type(idempotency).__name__,
+        )
+
+
 MAX_ID = 2**63 - 1
 """The highest item or change id a store holds (a signed 64-bit integer in a database)."""
 

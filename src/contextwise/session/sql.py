@@ -30,8 +30,12 @@ from contextwise.session.records import (
     SessionSnapshot,
     StoredArchiveItem,
     StoredMessage,
+    check_change,
     check_change_id,
+    check_idempotency,
+    check_items,
     check_session_id,
+    check_since,
 )
 
 SCHEMA = (
@@ -129,6 +133,7 @@ class SqlStore(abc.ABC):
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""
         check_session_id(session_id)
+        check_since(since)
         with self._open(False) as tx:
             head = tx.rows(
                 "SELECT version, last_item FROM contextwise_sessions WHERE session_id = :s",
@@ -157,6 +162,8 @@ class SqlStore(abc.ABC):
     ) -> AddResult:
         """Add messages at the end of a session's context, in one transaction."""
         check_session_id(session_id)
+        check_items(items)
+        check_idempotency(idempotency)
         with self._open(True) as tx:
             tx.rows(
                 "INSERT INTO contextwise_sessions (session_id, version, last_item, last_change) "
@@ -201,6 +208,7 @@ class SqlStore(abc.ABC):
     def commit(self, session_id: str, change: SessionChange) -> tuple[int, list[StoredMessage]]:
         """Store a change of a session's context, in one transaction."""
         check_session_id(session_id)
+        check_change(change)
         created_count = sum(len(entry.created) for entry in change.entries)
         with self._open(True) as tx:
             head = tx.rows(
