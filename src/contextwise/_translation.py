@@ -266,12 +266,18 @@ def _format(value: object, locale: Locale, nested: bool) -> str:
             # Babel (CLDR) ends a Chinese list with 和 ("en、fr和zh"); Chinese technical writing
             # enumerates values with the enumeration comma alone.
             return "、".join(items)
-        return format_list(items, locale=babel_locale(locale))
+        return _joined(tuple(items), babel_locale(locale))
     if isinstance(value, list | tuple | dict | set | frozenset | bytes | bytearray):
         text = short_repr(value, TEXT_PARAM_LIMIT)
     else:
         text = str(value)
     return text if len(text) <= TEXT_PARAM_LIMIT else text[: TEXT_PARAM_LIMIT - 1] + "…"
+
+
+@lru_cache(maxsize=256)
+def _joined(items: tuple[str, ...], locale: str) -> str:
+    """A list joined as the locale writes it; the same lists come back in many errors."""
+    return format_list(list(items), locale=locale)
 
 
 def translate(message: Message, params: Mapping[str, object], locale: Locale) -> str:

@@ -90,7 +90,9 @@ class ContextwiseError(Exception):
         self.params = params
         self.detail = detail
         self.locale = current_locale.get() if locale is None else checked_locale(locale)
-        super().__init__(self.render())
+        # The message is rendered when it is read: an input with a million problems builds a
+        # million errors, and most of them are never shown.
+        super().__init__(code)
 
     def render(self, locale: str | None = None) -> str:
         """Render the message in a locale.
@@ -142,6 +144,9 @@ class ContextwiseError(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.render()!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         args = (type(self), self.code, self.locale, self.detail, self.params)
@@ -219,6 +224,9 @@ class InvalidValueError(ContextwiseError, ValueError):
         "message_not_json": N_(
             "The message at index {index} cannot be stored, because JSON cannot encode it: "
             "{reason}."
+        ),
+        "message_value_not_json": N_(
+            "Message {index} holds a value that JSON cannot encode: {reason}."
         ),
         "message_too_deep": N_(
             "The message at index {index} is nested more than {limit} levels deep."

@@ -189,7 +189,8 @@ class TokenizerCounter:
 
     Raises:
         InvalidTypeError: When the tokenizer has no callable ``encode`` (code
-            ``invalid_tokenizer``) or when ``id`` is not a string (code ``not_a_string``).
+            ``invalid_tokenizer``), when ``id`` is not a string (code ``not_a_string``), or
+            ``encode_kwargs`` is not a mapping of names (code ``not_a_mapping``).
 
     Examples:
         >>> class Characters:
@@ -217,6 +218,13 @@ class TokenizerCounter:
         self._id = _counter_id(id, tokenizer, "name")
         self._tokenizer = tokenizer
         self._encode: Callable[..., Any] = encode
+        if encode_kwargs is not None and (
+            not isinstance(encode_kwargs, Mapping)
+            or not all(isinstance(key, str) for key in encode_kwargs)
+        ):
+            raise InvalidTypeError(
+                "not_a_mapping", name="encode_kwargs", type_name=type(encode_kwargs).__name__
+            )
         self._kwargs = dict(encode_kwargs or {})
 
     @property

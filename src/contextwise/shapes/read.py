@@ -75,7 +75,7 @@ def read_message(
             raise
     if sink is not None:
         del sink[mark:]
-    return opaque_facts(message, sink)
+    return opaque_facts(message, sink, index)
 
 
 _UNKNOWN_CODES: Final = frozenset({"unknown_message_role", "unknown_message_type"})
@@ -93,10 +93,12 @@ def _read(message: object, reader: Reader) -> MessageFacts:
     )
 
 
-def opaque_facts(message: object, sink: list[str] | None = None) -> MessageFacts:
+def opaque_facts(
+    message: object, sink: list[str] | None = None, index: int = 0
+) -> MessageFacts:
     """The facts of an item that no shape knows, kept as one opaque unit: an assistant item
     without tool calls, measured by its compact JSON (an object by its ``str``)."""
-    text = compact_json(message)
+    text = compact_json(message, index)
     if sink is not None:
         sink.append(text)
     return MessageFacts(_apparent_shape(message), "assistant", chars=len(text))
