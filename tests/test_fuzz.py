@@ -27,19 +27,38 @@ from contextwise import (
     ContextBudget,
     ContextPolicy,
     ContextProcessingReport,
+    ContextSession,
     ContextwiseError,
     Decision,
     DecisionResponse,
+    EstimateCounter,
     Fragment,
+    MemoryStore,
     ModelRouting,
     ModelSpec,
     OpenAIDecisionProvider,
+    PolicyRunner,
     RoutingConfigurationError,
     RoutingContext,
+    RoutingRule,
+    RuleRouter,
     check_json_state,
     decide_choice,
+    default_state,
+    find_orphan_results,
+    group_messages,
+    is_pinned,
+    layout_messages,
     message_chars,
+    message_shape,
+    message_text,
+    messages_chars,
     process_context,
+    read_message,
+    summary_message,
+    tool_call_ids,
+    tool_result_ids,
+    tool_units,
     validate_context_policy,
 )
 from support.entry_points import (
@@ -49,6 +68,7 @@ from support.entry_points import (
 )
 from support.entry_points import ENTRY_POINTS as HOSTILE_ENTRY_POINTS
 from support.hostile import HOSTILE
+from support.malformed import malformed
 
 SEED = 20261130
 VALUES = 2500
@@ -425,3 +445,76 @@ def test_values_json_cannot_encode_in_tool_arguments_are_coded_errors() -> None:
         with pytest.raises(ContextwiseError) as caught:
             message_chars(message)
         assert caught.value.code == "message_value_not_json"
+
+
+# --- malformed messages of every shape, at every entry point that reads messages ---------------
+
+TRIM_POLICY = {
+    "mode": "reduce",
+    "trigger_chars": 20,
+    "steps": [{"id": "trim", "kind": "trim", "fragment_id": "history",
+               "grouping": {"kind": "message"}, "keep_groups": 1}],
+}
+TRIM_RUNNER = PolicyRunner(TRIM_POLICY, counter=EstimateCounter())
+RULE_ROUTER = RuleRouter(
+    [RoutingRule(id="long", model="big", min_tokens=5)],
+    default="small",
+    models={"small": "small-model", "big": "big-model"},
+)
+
+
+def _session_round(messages: list[Any]) -> object:
+    session = ContextSession(TRIM_POLICY, MemoryStore(), "fuzz")
+    session.add(messages)
+    return session.context()
+
+
+def _routed(messages: list[Any]) -> object:
+    return RULE_ROUTER.route(RoutingContext(step=1, model="small-model", messages=messages))
+
+
+MESSAGE_ENTRY_POINTS: list[tuple[str, Callable[[list[Any], Any], object]]] = [
+    ("message_chars", lambda messages, one: message_chars(one)),
+    ("message_text", lambda messages, one: message_text(one)),
+    ("is_pinned", lambda messages, one: is_pinned(one)),
+    ("tool_call_ids", lambda messages, one: tool_call_ids(one)),
+    ("tool_result_ids", lambda messages, one: tool_result_ids(one)),
+    ("message_shape", lambda messages, one: message_shape(one)),
+    ("read_message", lambda messages, one: read_message(one, unknown_items="opaque")),
+    ("summary_message", lambda messages, one: summary_message("Earlier.", like=one)),
+    ("messages_chars", lambda messages, one: messages_chars(messages)),
+    ("tool_units", lambda messages, one: tool_units(messages)),
+    ("find_orphan_results", lambda messages, one: find_orphan_results(messages)),
+    ("group_messages", lambda messages, one: group_messages(messages)),
+    ("layout_messages", lambda messages, one: layout_messages(messages, "message")),
+    ("process_context", lambda messages, one: process_context(
+        TRIM_POLICY, [Fragment("history", messages=messages)])),
+    ("PolicyRunner.process(opaque)", lambda messages, one: TRIM_RUNNER.replace(
+        unknown_items="opaque").process([Fragment("history", messages=messages)])),
+    ("ContextSession", lambda messages, one: _session_round(messages)),
+    ("default_state", lambda messages, one: default_state(
+        RoutingContext(step=1, model="m", messages=messages))),
+    ("RuleRouter.route", lambda messages, one: _routed(messages)),
+]
+"""Every entry point that reads messages: one message, or the conversation it belongs to."""
+
+
+@pytest.mark.parametrize("shape", ["openai-chat", "anthropic", "openai-responses", "gemini",
+                                   "langchain", "pydantic-ai"])
+def test_malformed_messages_of_every_shape_raise_only_coded_errors(shape: str) -> None:
+    variants = [entry for entry in MALFORMED if entry[0] == shape]
+    escaped: list[str] = []
+    for _, label, messages in variants:
+        index = int(label.split("[", 1)[1].split("]", 1)[0])
+        for name, call in MESSAGE_ENTRY_POINTS:
+            try:
+                call(messages, messages[index])
+            except ContextwiseError:
+                pass
+            except Exception as exc:  # noqa: BLE001 - the test reports every escape
+                escaped.append(f"{name} on {label}: {type(exc).__name__}: {exc!s:.100}")
+    assert len(variants) == 150
+    assert not escaped, f"{len(escaped)} escaped:\n" + "\n".join(escaped[:20])
+
+
+MALFORMED = malformed(900)

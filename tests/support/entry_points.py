@@ -8,7 +8,9 @@ afresh (a session, a store), so no call depends on another.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
@@ -82,8 +84,9 @@ from contextwise import (
     validate_context_policy,
 )
 
-FOLDER = tempfile.TemporaryDirectory(prefix="contextwise-fuzz-")
+FOLDER = tempfile.mkdtemp(prefix="contextwise-fuzz-")
 """Where the fuzz's SQLite files live; removed when the test process ends."""
+atexit.register(shutil.rmtree, FOLDER, ignore_errors=True)
 
 
 class Provider:
@@ -155,7 +158,7 @@ def filled_session() -> ContextSession:
 
 
 def sqlite_store() -> SQLiteStore:
-    return SQLiteStore(os.path.join(FOLDER.name, "fuzz.db"))
+    return SQLiteStore(os.path.join(FOLDER, "fuzz.db"))
 
 
 def stored() -> list[StoredMessage]:
@@ -172,7 +175,7 @@ def locale(name: str) -> str:
 
 
 def policy_file() -> str:
-    path = os.path.join(FOLDER.name, "policy.json")
+    path = os.path.join(FOLDER, "policy.json")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write('{"mode": "audit"}')
     return path
@@ -353,7 +356,7 @@ ENTRY_POINTS: list[EntryPoint] = [
      {"change_id": 1}),
     ("MemoryStore", MemoryStore, {"idempotency_window": 60}),
     ("SQLiteStore", lambda **k: SQLiteStore(**k).close(),
-     {"path": os.path.join(FOLDER.name, "s.db"), "timeout": 5.0, "idempotency_window": 60}),
+     {"path": os.path.join(FOLDER, "s.db"), "timeout": 5.0, "idempotency_window": 60}),
     ("SQLAlchemyStore", lambda **k: SQLAlchemyStore(**k).read("s"),
      {"url": "sqlite://", "timeout": 5.0, "idempotency_window": 60}),
     *store_calls(MemoryStore, "MemoryStore"),

@@ -323,15 +323,15 @@ def _without_reasoning(message: Mapping[str, Any]) -> Any:
             message = plain_message(message)  # a LangChain or pydantic-ai message
         except ContextwiseError:
             return message  # not a message: the JSON check reports it with its path
-    if message.get("type") in REASONING_BLOCK_TYPES:
+    if _reasoning_type(message.get("type")):
         return None
     content = message.get("content")
     strip_content = False
     if isinstance(content, list):
         for part in content:
-            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
-                "type"
-            ) in REASONING_BLOCK_TYPES:
+            if (type(part) is dict or isinstance(part, Mapping)) and _reasoning_type(
+                part.get("type")
+            ):
                 strip_content = True
                 break
     strip_keys = not REASONING_MESSAGE_KEYS.isdisjoint(message)
@@ -342,9 +342,14 @@ def _without_reasoning(message: Mapping[str, Any]) -> Any:
         cleaned["content"] = [
             part
             for part in content
-            if not (isinstance(part, Mapping) and part.get("type") in REASONING_BLOCK_TYPES)
+            if not (isinstance(part, Mapping) and _reasoning_type(part.get("type")))
         ]
     return cleaned
+
+
+def _reasoning_type(kind: object) -> bool:
+    """Whether a ``type`` names a reasoning block; a type that is not a string names none."""
+    return isinstance(kind, str) and kind in REASONING_BLOCK_TYPES
 
 
 class ModelRouter:

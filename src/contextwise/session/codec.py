@@ -48,7 +48,15 @@ def encode_messages(messages: Sequence[object]) -> tuple[list[Any], list[Any]]:
             values.append(message.copy())
             continue
         pending.append(index)
-        value = _as_data(message, index)
+        try:
+            value = _as_data(message, index)
+        except InvalidTypeError:
+            raise
+        except Exception as exc:
+            # The framework cannot write its own message (a field set to a value it refuses).
+            raise InvalidValueError(
+                "message_not_json", index=index, reason=short_text(exc)
+            ) from exc
         if too_deep(value):
             raise InvalidValueError("message_too_deep", index=index, limit=MAX_DEPTH)
         values.append(value)
@@ -59,7 +67,13 @@ def encode_messages(messages: Sequence[object]) -> tuple[list[Any], list[Any]]:
     decoded = list(values)
     for index in pending:
         if has_envelope(values[index]):
-            decoded[index] = decode_message(values[index])
+            try:
+                decoded[index] = decode_message(values[index])
+            except Exception as exc:
+                # What the framework wrote, it cannot read back: it would not survive a store.
+                raise InvalidValueError(
+                    "message_not_json", index=index, reason=short_text(exc)
+                ) from exc
     return values, decoded
 
 
@@ -91,14 +105,14 @@ def _as_data(message: object, index: int) -> Any:
     """The JSON-ready form of a message that is not a plain dict of strings."""
     framework = _framework(message)
     if framework == _LANGCHAIN:
-        from langchain_core.messages import messages_to_dict
-
-        data = messages_to_dict([message])[0]  # type: ignore[list-item]
+        # What ``messages_to_dict`` writes, with a value the message's own fields refuse as an
+        # error rather than a warning: such a message could not be read back the same.
+        data = {"type": message.type, "data": message.model_dump(warnings="error")}  # type: ignore[attr-defined]
         return {_ENVELOPE: _LANGCHAIN, "message": data}
     if framework == _PYDANTIC_AI:
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-        data = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
+        data = ModelMessagesTypeAdapter.dump_python([message], mode="json", warnings="error")[0]
         return {_ENVELOPE: _PYDANTIC_AI, "message": data}
     if isinstance(message, Mapping):
         return message
