@@ -270,11 +270,14 @@ class OpenAIDecisionProvider:
     def _content(self, completion: Any) -> str:
         """The text of the reply's first choice; any other shape is a malformed response."""
         choices = getattr(completion, "choices", None)
-        first = choices[0] if isinstance(choices, list) and choices else None
-        message = getattr(first, "message", None)
-        if message is None:
+        if not isinstance(choices, list) or not choices:
             raise DecisionResponseError(
                 "malformed_response", provider=self.name, detail="the reply has no choices"
+            )
+        message = getattr(choices[0], "message", None)
+        if message is None or isinstance(message, str | bytes) or not hasattr(message, "content"):
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail="the choice has no message"
             )
         refusal = getattr(message, "refusal", None)
         if refusal:
