@@ -351,7 +351,7 @@ def test_careless_values_raise_only_contextwise_errors() -> None:
 
 def hostile_calls(entry: EntryPoint) -> list[tuple[str, str, Callable[[], object]]]:
     """Every call of an entry point with one argument replaced by one hostile value."""
-    name, func, base = entry
+    _, func, base = entry
     calls = []
     for argument in base:
         for label, value in HOSTILE.items():
@@ -384,7 +384,7 @@ def test_hostile_values_at_every_entry_point_raise_only_coded_errors(
     entry: EntryPoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a hostile text given as a path names a file here
-    name, func, base = entry
+    _, func, base = entry
     try:
         func(**base)  # the valid call: succeeds, or fails with a coded error
     except ContextwiseError:
