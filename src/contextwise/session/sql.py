@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from contextwise.errors import SessionConflictError, SessionStoreError
+from contextwise.session import conversations
 from contextwise.session.records import (
     SESSION_SCHEMA_VERSION,
     SessionChange,
@@ -33,6 +34,7 @@ SCHEMA = (
     "step TEXT, archived_at TEXT, PRIMARY KEY (session_id, item_id))",
     "CREATE INDEX IF NOT EXISTS contextwise_messages_by_change "
     "ON contextwise_messages (session_id, change_id, position)",
+    conversations.TABLE,
 )
 
 _COLUMNS = "item_id, position, data, chars, tokens, counter_id, created_by"
@@ -187,6 +189,40 @@ class SqlStore(abc.ABC):
                 {"s": session_id, "c": change_id},
             )
         return [int(row[0]) for row in archived], [int(row[0]) for row in created]
+
+    def load_conversation(self, key: str, *, ttl: float | None = None) -> tuple[int, Any] | None:
+        """Read what an integration remembers of a conversation.
+
+        Args:
+            key: The conversation's key.
+            ttl: The retention in seconds: a value written longer ago is not returned.
+
+        Returns:
+            The value's version and the value (JSON data), or ``None`` when there is none.
+        """
+        with self._open(False) as tx:
+            return conversations.load(tx, key, ttl)
+
+    def save_conversation(
+        self, key: str, value: Any, version: int, *, ttl: float | None = None
+    ) -> int:
+        """Store what an integration remembers of a conversation, if nobody wrote it since.
+
+        Args:
+            key: The conversation's key.
+            value: The value, JSON data.
+            version: The version read with :meth:`load_conversation` (0 for a new key).
+            ttl: The retention in seconds: values of any key written longer ago are deleted.
+
+        Returns:
+            The new version.
+
+        Raises:
+            SessionConflictError: When another writer stored the key since (code
+                ``conversation_conflict``).
+        """
+        with self._open(True) as tx:
+            return conversations.save(tx, key, value, version, ttl)
 
 
 def check_schema(tx: Transaction) -> None:
