@@ -66,3 +66,30 @@ def test_an_async_on_result_is_awaited_on_the_sync_path() -> None:
     agent = create_agent(model, tools=[weather], middleware=[middleware])
     agent.invoke({"messages": [HumanMessage(scenario.question(0))]})
     assert len(seen) == len(model.seen) == 2
+
+
+def test_server_side_tool_results_are_measured() -> None:
+    from langchain_core.messages import AIMessage
+
+    from contextwise import message_chars
+
+    stdout = "x" * 5_000
+    anthropic = {
+        "role": "assistant",
+        "content": [
+            {"type": "server_tool_use", "id": "s1", "name": "code_execution", "input": {}},
+            {
+                "type": "code_execution_tool_result",
+                "tool_use_id": "s1",
+                "content": {"type": "code_execution_result", "stdout": stdout, "stderr": ""},
+            },
+        ],
+    }
+    assert message_chars(anthropic) > 5_000
+    langchain = AIMessage(
+        content=[
+            {"type": "server_tool_call", "id": "s1", "name": "web_search", "args": {"q": "x"}},
+            {"type": "server_tool_result", "tool_call_id": "s1", "output": "y" * 5_000},
+        ]
+    )
+    assert message_chars(langchain) > 5_000
