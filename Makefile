@@ -26,6 +26,7 @@ serve: docs
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests tools benchmarks
+	$(VENV)/bin/lint-imports
 
 types: $(STAMP)
 	$(VENV)/bin/mypy

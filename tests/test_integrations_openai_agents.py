@@ -104,7 +104,7 @@ async def converse(
     """Run the conversation; return the model and every item the wrapped session stores."""
     model = RecordingModel()
     agent = Agent(name="weather", instructions=scenario.SYSTEM, model=model, tools=[weather])
-    config = RunConfig(tracing_disabled=True)
+    config = session.run_config(RunConfig(tracing_disabled=True))
     for turn in range(turns):
         await Runner.run(agent, scenario.question(turn), session=session, run_config=config)
     stored = await session.session.get_items()
@@ -155,7 +155,7 @@ def history_part(seen: list[Item]) -> list[Item]:
     return seen[:last_question]
 
 
-def test_each_run_starts_from_at_most_the_target_and_the_session_stores_everything() -> None:
+def test_every_model_call_sees_at_most_the_target_and_the_session_stores_everything() -> None:
     results: list[ContextResult] = []
     session = PolicySession(
         SQLiteSession("weather"), scenario.trim_policy(), on_result=results.append
@@ -164,9 +164,10 @@ def test_each_run_starts_from_at_most_the_target_and_the_session_stores_everythi
 
     assert_history_whole(stored)
     assert messages_chars(stored) > 3 * scenario.TARGET
-    assert len(model.seen) == 2 * scenario.TURNS
+    assert len(model.seen) == 2 * scenario.TURNS == len(results)
     for seen in model.seen:
-        assert messages_chars(history_part(seen)) <= scenario.TARGET
+        # The whole input of every call, the run's own tool calls and outputs included.
+        assert messages_chars(seen) <= scenario.TARGET
         scenario.assert_pairs_whole(ids(seen))
         assert_reasoning_with_its_calls(seen)
     assert sum(bool(result.report.changes) for result in results) >= scenario.TURNS // 2

@@ -112,7 +112,10 @@ def test_the_request_carries_at_most_the_target_and_the_history_keeps_every_mess
     for seen, result in zip(recorder.seen, results, strict=True):
         assert messages_chars(seen) == result.report.after_chars <= scenario.TARGET
         scenario.assert_pairs_whole(ids(seen))
-    assert sum(bool(result.report.changes) for result in results) >= scenario.TURNS
+    # The capability remembers its reductions: it reduces when the context crosses the
+    # trigger, not at every request.
+    reductions = sum(bool(result.report.changes) for result in results)
+    assert scenario.TURNS // 2 <= reductions < len(results)
     assert scenario.turn_of(questions(recorder.seen[-1])[0]) > scenario.TURNS // 2
 
 

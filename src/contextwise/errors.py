@@ -283,6 +283,9 @@ class InvalidValueError(ContextwiseError, ValueError):
         "out_of_range": N_("{field} must be {constraint}, got {value}."),
         "not_finite": N_("{field} must be a finite number, got {value}."),
         "blank_value": N_("{field} must be a non-blank string, got {value}."),
+        "invalid_ttl": N_(
+            "ttl must be a finite number of seconds greater than 0, or a timedelta, got {value}."
+        ),
         "too_few_items": NP_(
             "{field} must hold at least {minimum} item, got {count}.",
             "{field} must hold at least {minimum} items, got {count}.",
@@ -319,6 +322,10 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "bool_not_a_number": N_("{name} must be a number, not a boolean."),
         "not_a_string": N_("{name} must be a string, got a value of type {type_name}."),
         "not_callable": N_("{name} must be a function, got a value of type {type_name}."),
+        "invalid_conversation_store": N_(
+            "store must be a MemoryStore, SQLiteStore or SQLAlchemyStore (a store that keeps "
+            "conversations), got a value of type {type_name}."
+        ),
         "not_a_bool": N_("{name} must be True or False, got a value of type {type_name}."),
         "not_a_collection": N_(
             "{name} must be a list or another collection, got a value of type {type_name}."
@@ -1112,5 +1119,9 @@ class SessionConflictError(SessionStoreError):
         "session_conflict": N_(
             "The session '{session_id}' was changed by another writer (version {found}, "
             "expected {expected}); this change was not stored. Read the session again and retry."
+        ),
+        "conversation_conflict": N_(
+            "The remembered conversation '{key}' was changed by another writer (version {found}, "
+            "expected {expected}); this call's memory was not stored."
         ),
     }

@@ -1,16 +1,41 @@
-"""What the three integrations share: a runner applied to a conversation held as one fragment."""
+"""What the three integrations share: a runner applied to a conversation, with a memory of the
+reductions it made, so that the prompt only grows at its end between two reductions.
+
+At each model call the framework hands over its whole history. Without a conversation key the
+policy runs on all of it (stateless). With a key, the context sent is the last reduced context plus
+the messages new since; the policy runs on that, and reduces again only when it crosses the
+trigger. Whether the history extends what was seen is decided by per-message fingerprints (the
+message's own id where its shape has one, else a hash of its canonical JSON), never by object
+identity. What is remembered is fingerprints and indices into the framework's own history, plus
+the messages contextwise made (summaries): not a second copy of the conversation.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import inspect
+import json
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar, cast
 
-from contextwise import ContextPolicy, ContextResult, Fragment, PolicyRunner
+from contextwise import (
+    ContextPolicy,
+    ContextProcessingReport,
+    ContextResult,
+    ConversationReport,
+    ConversationStatus,
+    Fragment,
+    PolicyRunner,
+)
 from contextwise._effects import await_blocking
-from contextwise.errors import InvalidTypeError, InvalidValueError
-from contextwise.policy.runner import as_runner
+from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
+from contextwise.policy.runner import as_runner, measure_of
 from contextwise.policy.validation import check_fragments
+from contextwise.session.codec import decode_message, encode_messages
+from contextwise.session.conversations import check_ttl
 
 MessageT = TypeVar("MessageT")
 
@@ -18,21 +43,105 @@ INTEGRATION_DEFAULTS: Final[Mapping[str, Any]] = {"unknown_items": "opaque"}
 """The runner options that an integration binds unless told otherwise: a framework stores item
 types that contextwise does not know, and they must never crash an agent's run."""
 
+DEFAULT_MAX_MEMORY_BYTES: Final = 64 * 1024 * 1024
+"""How many bytes the in-process memory of one integration object may hold by default."""
+
 ResultCallback = Callable[[ContextResult], object]
+Fingerprint = Callable[[object], str]
+
+
+def fingerprint(message: object) -> str:
+    """A message's fingerprint: its own id where its shape has one (a LangChain message, a
+    Responses item), else a hash of its canonical JSON (framework objects through their own JSON).
+    """
+    own = message.get("id") if isinstance(message, Mapping) else getattr(message, "id", None)
+    if isinstance(own, str) and own:
+        return f"id:{own}"
+    data = message if isinstance(message, Mapping) else encode_messages([message])[0][0]
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return "h:" + hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class Remembered:
+    """What an integration remembers of one conversation."""
+
+    seen: list[str]
+    """The fingerprints of the history at the last call, in order."""
+    refs: list[int | str]
+    """The context sent at the last call: an index into the history, or the key of a made one."""
+    made: dict[str, Any]
+    """The messages contextwise made that are still in the context, by key."""
+    wait_chars: int | None = None
+    """After a reduction that missed its target: the characters to reach before reducing again."""
+    wait_tokens: int | None = None
+    """The same, in tokens."""
+    version: int = 0
+    """The store's version of this value (0 when it was never stored)."""
+    size: int = 0
+    """An estimate of the bytes it holds in memory."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The value a store keeps."""
+        keys = list(self.made)
+        values, _ = encode_messages([self.made[key] for key in keys]) if keys else ([], [])
+        return {
+            "seen": self.seen,
+            "refs": self.refs,
+            "made": dict(zip(keys, values, strict=True)),
+            "wait_chars": self.wait_chars,
+            "wait_tokens": self.wait_tokens,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, version: int) -> Remembered:
+        """Read a value a store kept."""
+        made = {str(key): decode_message(value) for key, value in data["made"].items()}
+        remembered = cls(
+            seen=[str(item) for item in data["seen"]],
+            refs=[item if isinstance(item, int) else str(item) for item in data["refs"]],
+            made=made,
+            wait_chars=data.get("wait_chars"),
+            wait_tokens=data.get("wait_tokens"),
+            version=version,
+        )
+        remembered.size = remembered.estimate_size()
+        return remembered
+
+    def estimate_size(self) -> int:
+        """The bytes held: the fingerprints, the references and the made messages' JSON."""
+        made = len(json.dumps(self.to_json()["made"])) if self.made else 0
+        return 200 + sum(len(item) + 50 for item in self.seen) + 30 * len(self.refs) + made
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What one call sends the policy, and where each of its messages comes from."""
+
+    key: str | None
+    status: ConversationStatus
+    history: Sequence[Any]
+    seen: list[str] = field(default_factory=list)
+    candidate: list[Any] = field(default_factory=list)
+    sources: list[int | str] = field(default_factory=list)
+    previous: Remembered | None = None
+    error_code: str | None = None
+    deferred: bool = False
+    forced: bool = False
 
 
 class Conversation:
-    """A runner applied to a conversation: the fragment ``fragment_id`` of the framework's own
-    message objects, which come back the same objects, in order.
+    """A runner applied to a conversation held as the fragment ``fragment_id``, remembering its
+    reductions per conversation key.
 
     Raises:
         PolicyConfigurationError: When the options do not bind, or a step works on another
             fragment (``unknown_fragment``) or on a text field (``field_mismatch``).
-        InvalidValueError: When ``fragment_id`` is blank.
-        InvalidTypeError: When ``on_result`` is not callable.
+        InvalidValueError: When ``fragment_id`` is blank, or ``ttl`` or ``max_memory_bytes`` is
+            not a positive number.
+        InvalidTypeError: When ``on_result`` is not callable, or ``store`` cannot keep
+            conversations.
     """
-
-    __slots__ = ("fragment_id", "on_result", "runner")
 
     def __init__(
         self,
@@ -40,46 +149,279 @@ class Conversation:
         fragment_id: str,
         on_result: ResultCallback | None,
         options: Mapping[str, Any],
+        *,
+        store: object | None = None,
+        ttl: object | None = None,
+        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
+        fingerprint: Fingerprint = fingerprint,
     ) -> None:
-        if not isinstance(fragment_id, str):
-            raise InvalidTypeError(
-                "not_a_string", name="fragment_id", type_name=type(fragment_id).__name__
-            )
-        if not fragment_id.strip():
-            raise InvalidValueError("blank_fragment_id", value=repr(fragment_id))
+        _check_fragment_id(fragment_id)
         if on_result is not None and not callable(on_result):
             raise InvalidTypeError(
                 "not_callable", name="on_result", type_name=type(on_result).__name__
+            )
+        if store is not None and not callable(getattr(store, "save_conversation", None)):
+            raise InvalidTypeError("invalid_conversation_store", type_name=type(store).__name__)
+        if (
+            isinstance(max_memory_bytes, bool)
+            or not isinstance(max_memory_bytes, int)
+            or max_memory_bytes <= 0
+        ):
+            raise InvalidValueError(
+                "out_of_range",
+                field="max_memory_bytes",
+                constraint="an integer above 0",
+                value=repr(max_memory_bytes),
             )
         self.runner = as_runner(policy, options, defaults=INTEGRATION_DEFAULTS)
         check_fragments(self.runner.policy, [Fragment(fragment_id, messages=[])])
         self.fragment_id = fragment_id
         self.on_result = on_result
+        self.store = store
+        self.ttl = check_ttl(ttl)
+        self.max_memory_bytes = max_memory_bytes
+        self._fingerprint = fingerprint
+        self._memory: OrderedDict[str, Remembered] = OrderedDict()
+        self._memory_bytes = 0
+        policy_ = self.runner.policy
+        self._gap_chars = _gap(policy_.trigger_chars, policy_.target_input_chars)
+        self._gap_tokens = _gap(policy_.trigger_tokens, policy_.target_input_tokens)
 
-    def fit(self, messages: Sequence[MessageT]) -> list[MessageT]:
-        """Apply the policy to a conversation and return the messages the model should see.
+    @property
+    def memory_bytes(self) -> int:
+        """An estimate of the bytes the in-process memory holds."""
+        return self._memory_bytes
 
-        An async ``on_result`` is awaited on a private event loop, like an async compressor.
-        """
-        result = self.runner.process(self._fragments(messages))
+    # --- the two faces ---------------------------------------------------------------------------
+
+    def fit(self, messages: Sequence[MessageT], key: str | None = None) -> list[MessageT]:
+        """Return the messages the model should see; an async ``on_result`` is awaited on a
+        private event loop, like an async compressor."""
+        plan = self._plan(messages, key, self._load(key))
+        result = self._idle(plan) if plan.deferred else self.runner.process(self._fragments(plan))
+        result = self._remember(plan, result, self._save)
         if self.on_result is not None:
             reply = self.on_result(result)
             if inspect.isawaitable(reply):
                 await_blocking(reply)
         return self._messages(result)
 
-    async def afit(self, messages: Sequence[MessageT]) -> list[MessageT]:
-        """Apply the policy to a conversation, awaiting async compressors, apps and callbacks."""
-        result = await self.runner.aprocess(self._fragments(messages))
+    async def afit(self, messages: Sequence[MessageT], key: str | None = None) -> list[MessageT]:
+        """Return the messages the model should see, awaiting async compressors and callbacks;
+        the store's calls run in a worker thread."""
+        loaded = await asyncio.to_thread(self._load, key) if self.store else self._load(key)
+        plan = self._plan(messages, key, loaded)
+        if plan.deferred:
+            result = self._idle(plan)
+        else:
+            result = await self.runner.aprocess(self._fragments(plan))
+        if self.store is not None:
+            memory = await asyncio.to_thread(self._prepared, plan, result)
+        else:
+            memory = self._prepared(plan, result)
+        result = self._stored(plan, result, memory, self._save)
         if self.on_result is not None:
             reply = self.on_result(result)
             if inspect.isawaitable(reply):
                 await reply
         return self._messages(result)
 
-    def _fragments(self, messages: Sequence[object]) -> list[Fragment]:
-        return [Fragment(self.fragment_id, messages=list(messages))]
+    # --- one call --------------------------------------------------------------------------------
+
+    def _load(self, key: str | None) -> Remembered | str | None:
+        """What is remembered under a key: from this process, else from the store; a store
+        error's code when the store failed."""
+        if key is None:
+            return None
+        found = self._memory.get(key)
+        if found is not None:
+            self._memory.move_to_end(key)
+            return found
+        if self.store is None:
+            return None
+        try:
+            stored = self.store.load_conversation(key, ttl=self.ttl)  # type: ignore[attr-defined]
+            return None if stored is None else Remembered.from_json(stored[1], stored[0])
+        except ContextwiseError as error:
+            return error.code
+        except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
+            return "session_store_failed"
+
+    def _plan(
+        self, history: Sequence[Any], key: str | None, loaded: Remembered | str | None
+    ) -> _Plan:
+        if not isinstance(history, Sequence) or isinstance(history, str):
+            raise InvalidTypeError(
+                "not_a_message_list", name="messages", type_name=type(history).__name__
+            )
+        if key is None or isinstance(loaded, str):
+            status: ConversationStatus = "stateless" if key is None else "fallback"
+            plan = _Plan(
+                key, status, history, error_code=loaded if isinstance(loaded, str) else None
+            )
+            plan.candidate = list(history)
+            return plan
+        seen = [self._fingerprint(message) for message in history]
+        previous = loaded
+        plan = _Plan(key, "resynced", history, seen=seen, previous=previous)
+        if previous is not None and seen[: len(previous.seen)] == previous.seen:
+            plan.status = "extended"
+            plan.candidate = [
+                previous.made[ref] if isinstance(ref, str) else history[ref]
+                for ref in previous.refs
+            ] + list(history[len(previous.seen) :])
+            plan.sources = [*previous.refs, *range(len(previous.seen), len(history))]
+            self._check_wait(plan, previous)
+        else:
+            plan.candidate = list(history)
+            plan.sources = list(range(len(history)))
+        return plan
+
+    def _check_wait(self, plan: _Plan, previous: Remembered) -> None:
+        """No reduction storm: after a reduction that missed its target, the next one waits
+        until the context has grown by the difference between trigger and target, unless the
+        budget's context budget would be passed."""
+        if previous.wait_chars is None and previous.wait_tokens is None:
+            return
+        measure = measure_of(self.runner)
+        chars = sum(measure.profile(plan.candidate).sizes)
+        tokens = None
+        if measure.counter is not None:
+            tokens = sum(measure.one_message_tokens(message) for message in plan.candidate)
+        wait_tokens = previous.wait_tokens
+        grown = (previous.wait_chars is not None and chars >= previous.wait_chars) or (
+            wait_tokens is not None and tokens is not None and tokens >= wait_tokens
+        )
+        if grown:
+            return
+        budget = self.runner.options.get("budget")
+        if budget is not None and tokens is not None and tokens > budget.context_budget():
+            plan.forced = True
+            return
+        plan.deferred = True
+
+    def _fragments(self, plan: _Plan) -> list[Fragment]:
+        return [Fragment(self.fragment_id, messages=plan.candidate)]
+
+    def _idle(self, plan: _Plan) -> ContextResult:
+        """The result of a call on which the policy waits: the candidate, unchanged."""
+        measure = measure_of(self.runner)
+        chars = sum(measure.profile(plan.candidate).sizes)
+        report = ContextProcessingReport(
+            mode=self.runner.policy.mode, before_chars=chars, after_chars=chars
+        )
+        fragment = Fragment(self.fragment_id, messages=plan.candidate)
+        return ContextResult((fragment,), report, {self.fragment_id: []})
+
+    def _remember(
+        self, plan: _Plan, result: ContextResult, save: Callable[[str, Remembered], str | None]
+    ) -> ContextResult:
+        return self._stored(plan, result, self._prepared(plan, result), save)
+
+    def _prepared(self, plan: _Plan, result: ContextResult) -> Remembered | None:
+        """What to remember after a call (``None`` without a key or after a fallback)."""
+        if plan.key is None or plan.status == "fallback":
+            return None
+        sent = result.fragment(self.fragment_id).messages or ()
+        where = dict(zip(map(id, plan.candidate), plan.sources, strict=True))
+        previous_made = plan.previous.made if plan.previous is not None else {}
+        refs: list[int | str] = []
+        made: dict[str, Any] = {}
+        counter = 0
+        for message in sent:
+            source = where.get(id(message))
+            if source is None:
+                while f"m{counter}" in previous_made or f"m{counter}" in made:
+                    counter += 1
+                source = f"m{counter}"
+            if isinstance(source, str):
+                made[source] = previous_made.get(source, message)
+            refs.append(source)
+        remembered = Remembered(plan.seen, refs, made)
+        if plan.previous is not None:
+            remembered.version = plan.previous.version
+        self._set_wait(remembered, result, plan)
+        remembered.size = remembered.estimate_size()
+        return remembered
+
+    def _set_wait(self, remembered: Remembered, result: ContextResult, plan: _Plan) -> None:
+        report = result.report
+        acted = any(change.status == "applied" for change in report.changes)
+        if plan.deferred and plan.previous is not None:
+            remembered.wait_chars = plan.previous.wait_chars
+            remembered.wait_tokens = plan.previous.wait_tokens
+        elif acted and not report.target_met:
+            if self._gap_chars is not None:
+                remembered.wait_chars = report.after_chars + self._gap_chars
+            if report.tokens is not None and self._gap_tokens is not None:
+                remembered.wait_tokens = report.tokens.after + self._gap_tokens
+
+    def _stored(
+        self,
+        plan: _Plan,
+        result: ContextResult,
+        remembered: Remembered | None,
+        save: Callable[[str, Remembered], str | None],
+    ) -> ContextResult:
+        error_code = plan.error_code
+        if remembered is not None and plan.key is not None:
+            error_code = save(plan.key, remembered)
+        conversation = ConversationReport(
+            key=plan.key,
+            status="fallback" if error_code is not None else plan.status,
+            deferred=plan.deferred,
+            forced=plan.forced,
+            error_code=error_code,
+        )
+        report = result.report.model_copy(update={"conversation": conversation})
+        return ContextResult(result.fragments, report, result.removed)
+
+    def _save(self, key: str, remembered: Remembered) -> str | None:
+        """Keep a conversation's memory in this process and in the store; a store error's code
+        when the store failed (the process forgets the key, so the next call re-syncs)."""
+        if self.store is not None:
+            try:
+                remembered.version = self.store.save_conversation(  # type: ignore[attr-defined]
+                    key, remembered.to_json(), remembered.version, ttl=self.ttl
+                )
+            except ContextwiseError as error:
+                self._forget(key)
+                return error.code
+            except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
+                self._forget(key)
+                return "session_store_failed"
+        self._forget(key)
+        self._memory[key] = remembered
+        self._memory_bytes += remembered.size
+        while self._memory_bytes > self.max_memory_bytes and len(self._memory) > 1:
+            _, oldest = self._memory.popitem(last=False)
+            self._memory_bytes -= oldest.size
+        return None
+
+    def _forget(self, key: str) -> None:
+        old = self._memory.pop(key, None)
+        if old is not None:
+            self._memory_bytes -= old.size
 
     def _messages(self, result: ContextResult) -> list[MessageT]:
         return cast(list[MessageT], list(result.fragment(self.fragment_id).messages or ()))
 
+
+def _gap(trigger: int | None, target: int | None) -> int | None:
+    """How much a context must grow after a reduction that missed its target before the next:
+    the difference between trigger and target (at least 1); ``None`` without such limits (a
+    budget alone is a hard limit: nothing waits)."""
+    if trigger is None and target is None:
+        return None
+    if trigger is None or target is None:
+        return 1
+    return max(1, trigger - target)
+
+
+def _check_fragment_id(fragment_id: object) -> None:
+    if not isinstance(fragment_id, str):
+        raise InvalidTypeError(
+            "not_a_string", name="fragment_id", type_name=type(fragment_id).__name__
+        )
+    if not fragment_id.strip():
+        raise InvalidValueError("blank_fragment_id", value=repr(fragment_id))

@@ -5,6 +5,7 @@ raises :class:`~contextwise.MissingDependencyError` when LangChain is not instal
 """
 
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import timedelta
 from typing import Any, Unpack
 
 from contextwise import (
@@ -14,10 +15,12 @@ from contextwise import (
     PolicyRunner,
     RunnerOptions,
 )
-from contextwise.integrations._conversation import Conversation
+from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.session import SessionStore
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+    from langgraph.config import get_config
 except ImportError as error:
     raise MissingDependencyError(
         "missing_extra", module=__name__, package="langchain", extra="langchain"
@@ -32,8 +35,19 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     Before each model call, the request's messages (the conversation, without the system
     message, which stays outside the policy's reach) go through the policy as the fragment
     ``fragment_id``, and the model receives the messages that the policy keeps. The agent state
-    is not touched: it keeps every message, and the next call starts again from all of them. A
-    compressor that fails leaves the conversation as it was, and the report says so.
+    is not touched: it keeps every message. A compressor that fails leaves the conversation as it
+    was, and the report says so.
+
+    In a run with a thread id (an agent with a checkpointer, invoked with
+    ``{"configurable": {"thread_id": ...}}``), the middleware remembers its reductions for that
+    thread: the model receives the last reduced context plus the messages new since, and the
+    policy reduces again only when that crosses its trigger. Between two reductions the prompt
+    only grows at its end, so the provider's prompt cache holds, and a summary is made once. The
+    history must extend what the middleware saw (decided by the messages' ids); otherwise, after
+    an edit or a rewind, it starts again from the whole history (``resynced`` in the report's
+    ``conversation``). Without a thread id every call starts from the whole history. With
+    ``store``, the memory survives a restart and is shared by workers; a store that fails never
+    ends the run: the call falls back to the whole history, and the report says so.
 
     ``wrap_model_call`` serves ``invoke`` and ``stream``; ``awrap_model_call`` serves ``ainvoke``
     and ``astream`` and awaits async compressors, apps and callbacks. Compressors receive and
@@ -48,6 +62,15 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         on_result: A function, sync or async, called with each
             :class:`~contextwise.ContextResult`: the report and the messages the model did not
             see.
+        store: Where the memory of each thread is kept across restarts and workers: a
+            :class:`~contextwise.session.SQLiteStore` or
+            :class:`~contextwise.session.SQLAlchemyStore` (or a
+            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
+        ttl: How many seconds (or a ``timedelta``) a thread's memory is kept in ``store`` after
+            its last call; forever when omitted.
+        max_memory_bytes: How many bytes this process may hold for the threads' memory; the
+            least recently used threads are forgotten first (they start again from the whole
+            history).
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
@@ -71,10 +94,21 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         *,
         fragment_id: str = "history",
         on_result: Callable[[ContextResult], object] | None = None,
+        store: SessionStore | None = None,
+        ttl: float | timedelta | None = None,
+        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         **options: Unpack[RunnerOptions],
     ) -> None:
         super().__init__()
-        self._conversation = Conversation(policy, fragment_id, on_result, options)
+        self._conversation = Conversation(
+            policy,
+            fragment_id,
+            on_result,
+            options,
+            store=store,
+            ttl=ttl,
+            max_memory_bytes=max_memory_bytes,
+        )
 
     def wrap_model_call(
         self,
@@ -86,7 +120,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`; async compressors, apps
         and callbacks are awaited on a private event loop.
         """
-        messages = self._conversation.fit(request.messages)
+        messages = self._conversation.fit(request.messages, self._key(request))
         return handler(request.override(messages=messages))
 
     async def awrap_model_call(
@@ -103,5 +137,23 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The model's response, unchanged.
         """
-        messages = await self._conversation.afit(request.messages)
+        messages = await self._conversation.afit(request.messages, self._key(request))
         return await handler(request.override(messages=messages))
+
+    def _key(self, request: ModelRequest[Any]) -> str | None:
+        """The conversation's key: the middleware's name and the run's thread id, if any."""
+        thread_id = _thread_id(request)
+        return None if thread_id is None else f"{self.name}:{thread_id}"
+
+
+def _thread_id(request: ModelRequest[Any]) -> str | None:
+    """The thread id of the run: the runtime's execution info, else the run's config."""
+    info = getattr(getattr(request, "runtime", None), "execution_info", None)
+    thread_id = getattr(info, "thread_id", None)
+    if thread_id is None:
+        try:
+            configurable = get_config().get("configurable") or {}
+        except RuntimeError:  # not inside a runnable: no config
+            configurable = {}
+        thread_id = configurable.get("thread_id")
+    return None if thread_id is None else str(thread_id)

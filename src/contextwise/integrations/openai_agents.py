@@ -6,7 +6,10 @@ SDK; it raises :class:`~contextwise.MissingDependencyError` when the SDK is not 
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Unpack
 
 from contextwise import (
@@ -16,10 +19,12 @@ from contextwise import (
     PolicyRunner,
     RunnerOptions,
 )
-from contextwise.integrations._conversation import Conversation
+from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.session import SessionStore
 
 try:
     from agents.memory import Session
+    from agents.run_config import CallModelData, ModelInputData, RunConfig
 except ImportError as error:
     raise MissingDependencyError(
         "missing_extra", module=__name__, package="openai-agents", extra="openai-agents"
@@ -33,22 +38,31 @@ __all__ = ["PolicySession"]
 
 
 class PolicySession:
-    """An Agents SDK session that wraps another one and gives the runner the policy's context.
+    """An Agents SDK session that wraps another one, and the policy applied at every model call.
 
     It implements the SDK's ``Session`` protocol, so ``Runner.run(agent, prompt,
-    session=PolicySession(...))`` takes it like any session.
+    session=policy_session, run_config=policy_session.run_config())`` takes it like any session.
+    The wrapped session (an ``SQLiteSession``, for example) stores every item: ``get_items``,
+    ``add_items``, ``pop_item`` and ``clear_session`` go to it unchanged. The SDK calls
+    ``get_items`` for the history a run starts from, but also to check what it saved and to
+    rewind, and a session cannot tell these calls apart: so the items come back as they were
+    stored.
 
-    The wrapped session (an ``SQLiteSession``, for example) stores every item: ``add_items``,
-    ``pop_item`` and ``clear_session`` go to it unchanged. ``get_items()`` reads all its items and
-    returns the ones the policy keeps, as the fragment ``fragment_id``: Responses items, with each
-    ``reasoning`` item kept with the item that follows it and each ``function_call`` with its
-    output. The instructions are not session items, so the policy never sees them. A compressor
-    that fails leaves the history as it was, and the report says so.
+    The policy runs at every model call instead, inside a run too (its tool calls and their
+    outputs included), through :meth:`model_input_filter`, the SDK's
+    ``call_model_input_filter``; :meth:`run_config` returns a ``RunConfig`` that sets it (and
+    keeps a filter the caller already has). A ``SessionSettings(limit=...)`` then only limits
+    what the runner reads: the policy still bounds what the model receives. The items are
+    Responses items, each ``reasoning`` item kept with the item that follows it and each
+    ``function_call`` with its output; the instructions are not items, so the policy never sees
+    them. A compressor that fails leaves the input as it was, and the report says so.
 
-    The runner reads the session once when a run starts; the items of the run itself (its tool
-    calls and their outputs) are added to what it read, so the policy bounds the history that
-    each run starts from. ``get_items(limit=n)`` returns the wrapped session's latest ``n`` items
-    unchanged: the runner asks for them to check what it has saved.
+    The filter remembers its reductions per session (the session's id): the model receives the
+    last reduced context plus the items new since, and the policy reduces again only when that
+    crosses its trigger, so the provider's prompt cache holds and a summary is made once. An
+    input that does not extend what it saw starts again from the whole input (``resynced`` in
+    the report's ``conversation``). With ``store``, the memory survives a restart and is shared
+    by workers; a store that fails never ends the run.
 
     Compressors receive Responses items and return an item (or text, made into an item). The
     options are bound once, here; an item of a type contextwise does not know (the SDK stores
@@ -62,6 +76,13 @@ class PolicySession:
         fragment_id: The id of the fragment that holds the conversation.
         on_result: A function, sync or async, called with each
             :class:`~contextwise.ContextResult`.
+        store: Where the memory of each session is kept across restarts and workers: a
+            :class:`~contextwise.session.SQLiteStore` or
+            :class:`~contextwise.session.SQLAlchemyStore` (or a
+            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
+        ttl: How many seconds (or a ``timedelta``) a session's memory is kept in ``store`` after
+            its last model call; forever when omitted.
+        max_memory_bytes: How many bytes this process may hold for the sessions' memory.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
@@ -72,6 +93,7 @@ class PolicySession:
     Examples:
         >>> import asyncio
         >>> from agents import SQLiteSession
+        >>> from agents.run_config import CallModelData, ModelInputData
         >>> from contextwise.integrations.openai_agents import PolicySession
         >>> session = PolicySession(SQLiteSession("demo"), {
         ...     "mode": "reduce", "trigger_chars": 30, "target_input_chars": 20,
@@ -81,7 +103,10 @@ class PolicySession:
         ...         await session.add_items([
         ...             {"role": "user", "content": f"Question {n}?"},
         ...             {"role": "assistant", "content": f"Answer {n}."}])
-        ...     return await session.get_items(), await session.session.get_items()
+        ...     stored = await session.get_items()
+        ...     model_input = ModelInputData(input=stored, instructions="Be brief.")
+        ...     data = CallModelData(model_data=model_input, agent=None, context=None)
+        ...     return (await session.model_input_filter(data)).input, stored
         >>> context, stored = asyncio.run(demo())
         >>> [item["content"] for item in context], len(stored)
         (['Question 2?', 'Answer 2.'], 6)
@@ -103,26 +128,75 @@ class PolicySession:
         *,
         fragment_id: str = "history",
         on_result: Callable[[ContextResult], object] | None = None,
+        store: SessionStore | None = None,
+        ttl: float | timedelta | None = None,
+        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         **options: Unpack[RunnerOptions],
     ) -> None:
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
-        self._conversation = Conversation(policy, fragment_id, on_result, options)
+        self._conversation = Conversation(
+            policy,
+            fragment_id,
+            on_result,
+            options,
+            store=store,
+            ttl=ttl,
+            max_memory_bytes=max_memory_bytes,
+        )
 
-    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """Return the policy's context, or the latest stored items when a limit is given.
+    async def model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
+        """Apply the policy to the input of a model call: the SDK's ``call_model_input_filter``.
 
         Args:
-            limit: When given, the number of latest items to return from the wrapped session,
-                unchanged.
+            data: The agent, the context and the model input (instructions and items).
 
         Returns:
-            The items that the policy keeps, oldest first.
+            The model input, with the items that the policy keeps and the same instructions.
         """
-        if limit is not None:
-            return await self.session.get_items(limit)
-        return await self._conversation.afit(await self.session.get_items())
+        model_data = data.model_data
+        items = await self._conversation.afit(list(model_data.input), str(self.session_id))
+        return ModelInputData(input=items, instructions=model_data.instructions)
+
+    def run_config(self, base: RunConfig | None = None) -> RunConfig:
+        """Return a ``RunConfig`` that applies the policy at every model call.
+
+        Args:
+            base: The run configuration to start from; its own ``call_model_input_filter``, if
+                any, runs after the policy, on what the policy keeps.
+
+        Returns:
+            A copy of ``base`` (or a new ``RunConfig``) whose ``call_model_input_filter`` is
+            :meth:`model_input_filter`, composed with the one ``base`` had.
+        """
+        config = base if base is not None else RunConfig()
+        existing = config.call_model_input_filter
+        if existing is None:
+            plain: RunConfig = dataclasses.replace(
+                config, call_model_input_filter=self.model_input_filter
+            )
+            return plain
+
+        async def composed(data: CallModelData[Any]) -> ModelInputData:
+            kept = await self.model_input_filter(data)
+            reply = existing(dataclasses.replace(data, model_data=kept))
+            result: ModelInputData = await reply if inspect.isawaitable(reply) else reply
+            return result
+
+        replaced: RunConfig = dataclasses.replace(config, call_model_input_filter=composed)
+        return replaced
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """Return the wrapped session's items, unchanged.
+
+        Args:
+            limit: When given, the number of latest items to return.
+
+        Returns:
+            The stored items, oldest first.
+        """
+        return await self.session.get_items(limit)
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Add items to the wrapped session.

@@ -4,8 +4,9 @@ Install with ``pip install 'contextwise[pydantic-ai]'``. Importing this module i
 it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not installed.
 """
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any, Unpack
 
 from contextwise import (
@@ -15,12 +16,13 @@ from contextwise import (
     PolicyRunner,
     RunnerOptions,
 )
-from contextwise.integrations._conversation import Conversation
+from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.session import SessionStore
 
 try:
     from pydantic_ai import RunContext
     from pydantic_ai.capabilities import AbstractCapability
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart
     from pydantic_ai.models import ModelRequestContext
 except ImportError as error:
     raise MissingDependencyError(
@@ -44,8 +46,20 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     keeps every message, and the next request starts again from all of them. pydantic-ai's own
     ``ProcessHistory`` replaces the history with what it returns; this capability does not.
 
-    A request that carries the system prompt is pinned by the policy, and the instructions travel
-    outside the messages, so neither is ever removed. A compressor that fails leaves the request
+    Within a conversation (pydantic-ai's ``conversation_id``, which a run takes from the
+    ``message_history`` it continues), the capability remembers its reductions: each request
+    carries the last reduced context plus the messages new since, and the policy reduces again
+    only when that crosses its trigger. Between two reductions the prompt only grows at its end,
+    so the provider's prompt cache holds, and a summary is made once. A history that does not
+    extend what the capability saw (edited, rewound) starts again from the whole history
+    (``resynced`` in the report's ``conversation``). With ``store``, the memory survives a
+    restart and is shared by workers; a store that fails never ends the run.
+
+    The system prompt parts (``system_prompt=``) are pinned by the policy, and the instructions
+    travel outside the messages, so neither is ever removed; the user prompt that pydantic-ai
+    sends in the same first request is an ordinary turn, which the policy may remove. A request
+    of system parts alone is merged with the request that follows it, so the model never receives
+    two requests side by side. A compressor that fails leaves the request
     as it was, and the report says so. Compressors receive and return pydantic-ai messages (or
     text, made into a message). The options are bound once, here; a message of a type
     contextwise does not know is kept as an opaque unit unless ``unknown_items="error"`` is
@@ -57,12 +71,21 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         fragment_id: The id of the fragment that holds the conversation.
         on_result: A function, sync or async, called with each
             :class:`~contextwise.ContextResult`.
+        store: Where the memory of each conversation is kept across restarts and workers: a
+            :class:`~contextwise.session.SQLiteStore` or
+            :class:`~contextwise.session.SQLAlchemyStore` (or a
+            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
+        ttl: How many seconds (or a ``timedelta``) a conversation's memory is kept in ``store``
+            after its last request; forever when omitted.
+        max_memory_bytes: How many bytes this process may hold for the conversations' memory;
+            the least recently used are forgotten first.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable, or ``store``
+            cannot keep conversations.
 
     Examples:
         >>> from pydantic_ai import Agent
@@ -85,9 +108,20 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         *,
         fragment_id: str = "history",
         on_result: Callable[[ContextResult], object] | None = None,
+        store: SessionStore | None = None,
+        ttl: float | timedelta | None = None,
+        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         **options: Unpack[RunnerOptions],
     ) -> None:
-        self._conversation = Conversation(policy, fragment_id, on_result, options)
+        self._conversation = Conversation(
+            policy,
+            fragment_id,
+            on_result,
+            options,
+            store=store,
+            ttl=ttl,
+            max_memory_bytes=max_memory_bytes,
+        )
 
     async def before_model_request(
         self,
@@ -103,8 +137,11 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         Returns:
             The request, with the messages that the policy keeps.
         """
-        messages = await self._conversation.afit(request_context.messages)
-        return replace(request_context, messages=messages)
+        key = getattr(ctx, "conversation_id", None)
+        messages = await self._conversation.afit(
+            _split_system_parts(request_context.messages), None if key is None else str(key)
+        )
+        return replace(request_context, messages=_join_system_parts(messages))
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -158,6 +195,41 @@ def history_processor(
     conversation = Conversation(policy, fragment_id, on_result, options)
 
     async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
-        return await conversation.afit(messages)
+        return _join_system_parts(await conversation.afit(_split_system_parts(messages)))
 
     return process
+
+
+def _split_system_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """The messages, with the system prompt parts of a request that also holds other parts (the
+    first request of a run with ``system_prompt=``) in a request of their own, which the policy
+    pins, so that the user prompt beside them is an ordinary turn."""
+    result: list[ModelMessage] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            system = [part for part in message.parts if isinstance(part, SystemPromptPart)]
+            others = [part for part in message.parts if not isinstance(part, SystemPromptPart)]
+            if system and others:
+                result += [replace(message, parts=system), replace(message, parts=others)]
+                continue
+        result.append(message)
+    return result
+
+
+def _join_system_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """The messages, with each request of system parts alone merged into the request that
+    follows it: pydantic-ai would merge two requests side by side itself, into a request that
+    the policy would then pin whole."""
+    result: list[ModelMessage] = []
+    for message in messages:
+        previous = result[-1] if result else None
+        if (
+            isinstance(message, ModelRequest)
+            and isinstance(previous, ModelRequest)
+            and previous.parts
+            and all(isinstance(part, SystemPromptPart) for part in previous.parts)
+        ):
+            result[-1] = replace(message, parts=[*previous.parts, *message.parts])
+            continue
+        result.append(message)
+    return result

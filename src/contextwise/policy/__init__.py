@@ -28,6 +28,8 @@ from contextwise.policy.report import (
     ContextChange,
     ContextDecision,
     ContextProcessingReport,
+    ConversationReport,
+    ConversationStatus,
     TokenReport,
 )
 from contextwise.policy.runner import (
@@ -56,6 +58,8 @@ __all__ = [
     "ContextResult",
     "ContextSelection",
     "ContextStep",
+    "ConversationReport",
+    "ConversationStatus",
     "FixedSelection",
     "Fragment",
     "FragmentField",

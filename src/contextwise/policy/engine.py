@@ -77,6 +77,10 @@ def run_policy(
         policy.target_input_tokens,
         budget_limit,
     )
+    # The parts of the input that were estimated, counted before any step replaces a profile.
+    estimated_parts = sum(
+        state.profile.estimated_parts for state in states.values() if state.profile
+    )
     runner = Runner(states, limits, context)
     before_chars, before_tokens = runner.chars, runner.tokens
     over = limits.chars_over(before_chars) or limits.tokens_over(before_tokens)
@@ -94,9 +98,7 @@ def run_policy(
         before_chars,
         before_tokens,
         acted=acted,
-        estimated_parts=sum(
-            state.profile.estimated_parts for state in states.values() if state.profile
-        ),
+        estimated_parts=estimated_parts,
         skipped_steps=skipped,
     )
     if not report.target_met:

@@ -140,6 +140,52 @@ class ContextChange(PolicyModel):
         return self.before_chars - self.after_chars
 
 
+ConversationStatus: TypeAlias = Literal["stateless", "extended", "resynced", "fallback"]
+"""How an integration built the context of a model call:
+
+- ``stateless``: from the whole history, with nothing remembered (no conversation key);
+- ``extended``: from the context it sent last time, plus the messages new since;
+- ``resynced``: from the whole history, because the history does not extend what it saw last
+  time (a first call, an edited, rewound or forked history, or a memory that was lost);
+- ``fallback``: from the whole history, with nothing remembered, because its store failed.
+"""
+
+
+class ConversationReport(PolicyModel):
+    """How an integration that remembers its reductions built the context of one model call.
+
+    Between two reductions the context sent is the last reduced context plus the new messages,
+    so the prompt only grows at its end and the provider's prompt cache holds.
+
+    Examples:
+        >>> ConversationReport(key="thread-1", status="extended").resynced
+        False
+    """
+
+    key: str | None = None
+    """The conversation's key (a thread or conversation id), or ``None`` without one."""
+
+    status: ConversationStatus
+    """How the context was built: ``stateless``, ``extended``, ``resynced`` or ``fallback``."""
+
+    deferred: bool = False
+    """Whether the policy did not run because the last reduction could not reach its target and
+    the context has not grown by the difference between trigger and target since."""
+
+    forced: bool = False
+    """Whether the policy ran during such a wait because the budget's context budget would
+    otherwise have been passed."""
+
+    error_code: str | None = None
+    """The code of the store error that made the integration fall back, or did not let it
+    remember this call."""
+
+    @property
+    def resynced(self) -> bool:
+        """Whether the context was rebuilt from the whole history."""
+        return self.status == "resynced"
+
+
 class ContextProcessingReport(PolicyModel):
     """Facts recorded for one processing run: sizes, the selection and every change.
 
@@ -202,6 +248,10 @@ class ContextProcessingReport(PolicyModel):
     shortfall_tokens: _Count = 0
     """How many tokens above the token target the context stayed; 0 when it is met or there is
     no token target."""
+
+    conversation: ConversationReport | None = None
+    """How an integration built the context from what it remembered; ``None`` outside the
+    integrations."""
 
 
 def shortfalls(

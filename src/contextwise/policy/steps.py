@@ -89,6 +89,9 @@ class FragState:
     profile: Profile | None
     token_sizes: list[int] | None
     version: int
+    made: frozenset[int] = frozenset()
+    """The ``id()`` of the messages that a step of this run made (summaries): a later step of the
+    same run keeps them, as it keeps pinned messages."""
 
     @property
     def sizes(self) -> list[int]:
@@ -255,10 +258,15 @@ def _changed(
     *,
     profile: Profile | None = None,
     token_sizes: list[int] | None = None,
+    made: ChatMessage | None = None,
     **counts: int,
 ) -> tuple[FragState, ContextChange]:
-    """The state a step leaves its fragment in, and the change that records it in the report."""
-    new_state = FragState(fragment, chars, tokens, profile, token_sizes, _new_version(state))
+    """The state a step leaves its fragment in, and the change that records it in the report;
+    ``made`` is the message the step made, which the later steps of the run keep."""
+    made_ids = state.made if made is None else state.made | {id(made)}
+    new_state = FragState(
+        fragment, chars, tokens, profile, token_sizes, _new_version(state), made_ids
+    )
     change = ContextChange(
         id=step.id,
         kind=kind,
@@ -325,6 +333,10 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     if span is None:
         return Candidate(step, None, None)
     first, end, group_end, stay_all = span
+    if state.made:
+        # What a step of this run made (a summary) survives the run, like a pinned message.
+        made = [index for index in range(first, end) if id(messages[index]) in state.made]
+        stay_all = sorted({*stay_all, *made})
     if untargeted:
         stop = end
     else:
@@ -334,6 +346,8 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
                 position = reach(values, first, end, excess, stay_all)
                 stop = max(stop, end if position is None else group_end(position))
     stay = [index for index in stay_all if index < stop]
+    if len(stay) >= stop - first:
+        return Candidate(step, None, None)  # everything in reach stays: nothing to trim
     new_messages, removed, new_profile, new_token_sizes = _remove_region(state, first, stop, stay)
     removed_chars = sum(profile.sizes[first:stop]) - sum(profile.sizes[index] for index in stay)
     chars = state.chars - removed_chars
@@ -567,6 +581,7 @@ def _compress_messages(
         None if new_token_sizes is None else sum(new_token_sizes),
         profile=new_profile,
         token_sizes=new_token_sizes,
+        made=summary,
         removed_messages=len(replaced),
         removed_chars=replaced_chars,
         added_messages=1,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
@@ -10,9 +11,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import repeat
 from operator import attrgetter
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from contextwise.errors import InvalidValueError, SessionConflictError
+from contextwise.session import conversations
 from contextwise.session.records import (
     IDEMPOTENCY_WINDOW,
     MAX_ID,
@@ -76,11 +78,67 @@ class MemoryStore:
         self._window = check_idempotency_window(idempotency_window)
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
+        self._conversations: dict[str, tuple[int, str, str]] = {}
 
     def close(self) -> None:
         """Forget every session."""
         with self._lock:
             self._sessions.clear()
+            self._conversations.clear()
+
+    def load_conversation(self, key: str, *, ttl: float | None = None) -> tuple[int, Any] | None:
+        """Read what an integration remembers of a conversation.
+
+        Args:
+            key: The conversation's key.
+            ttl: The retention in seconds: a value written longer ago is not returned.
+
+        Returns:
+            The value's version and the value (JSON data), or ``None`` when there is none.
+        """
+        with self._lock:
+            found = self._conversations.get(key)
+        cutoff = conversations.cutoff_text(ttl)
+        if found is None or (cutoff is not None and found[2] < cutoff):
+            return None
+        return found[0], json.loads(found[1])
+
+    def save_conversation(
+        self, key: str, value: Any, version: int, *, ttl: float | None = None
+    ) -> int:
+        """Store what an integration remembers of a conversation, if nobody wrote it since.
+
+        Args:
+            key: The conversation's key.
+            value: The value, JSON data (kept as JSON text, as the SQL stores keep it).
+            version: The version read with :meth:`load_conversation` (0 for a new key).
+            ttl: The retention in seconds: values of any key written longer ago are deleted.
+
+        Returns:
+            The new version.
+
+        Raises:
+            SessionConflictError: When another writer stored the key since (code
+                ``conversation_conflict``).
+        """
+        text = json.dumps(value)
+        cutoff = conversations.cutoff_text(ttl)
+        with self._lock:
+            if cutoff is not None:
+                for other in [k for k, v in self._conversations.items() if v[2] < cutoff]:
+                    if other != key:
+                        del self._conversations[other]
+            stored = self._conversations.get(key)
+            found = 0
+            if stored is not None and (cutoff is None or stored[2] >= cutoff):
+                found = stored[0]
+            if found != version:
+                raise SessionConflictError(
+                    "conversation_conflict", key=key, expected=version, found=found
+                )
+            new = (0 if stored is None else stored[0]) + 1
+            self._conversations[key] = (new, text, conversations.now_text())
+            return new
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""

@@ -20,6 +20,7 @@ from contextwise.errors import (
     SessionConflictError,
     SessionStoreError,
 )
+from contextwise.session import conversations
 from contextwise.session.records import (
     MAX_ID,
     POSITION_GAP,
@@ -51,6 +52,7 @@ SCHEMA = (
     "idempotency_key TEXT NOT NULL, digest TEXT NOT NULL, first_item BIGINT NOT NULL, "
     "item_count BIGINT NOT NULL, version BIGINT NOT NULL, stored_at DOUBLE PRECISION NOT NULL, "
     "PRIMARY KEY (session_id, idempotency_key))",
+    conversations.TABLE,
 )
 
 INDEXES = (
@@ -64,6 +66,8 @@ LAYOUT = (
     "change_id, step, archived_at FROM contextwise_messages WHERE 1 = 0",
     "SELECT session_id, idempotency_key, digest, first_item, item_count, version, stored_at "
     "FROM contextwise_idempotency WHERE 1 = 0",
+    "SELECT conversation_key, version, data, updated_at FROM contextwise_conversations "
+    "WHERE 1 = 0",
 )
 """Statements that read every column of the layout, to tell an older layout before using it."""
 
@@ -272,6 +276,40 @@ class SqlStore(abc.ABC):
                 {"s": session_id, "c": change_id},
             )
         return [int(row[0]) for row in archived], [int(row[0]) for row in created]
+
+    def load_conversation(self, key: str, *, ttl: float | None = None) -> tuple[int, Any] | None:
+        """Read what an integration remembers of a conversation.
+
+        Args:
+            key: The conversation's key.
+            ttl: The retention in seconds: a value written longer ago is not returned.
+
+        Returns:
+            The value's version and the value (JSON data), or ``None`` when there is none.
+        """
+        with self._open(False) as tx:
+            return conversations.load(tx, key, ttl)
+
+    def save_conversation(
+        self, key: str, value: Any, version: int, *, ttl: float | None = None
+    ) -> int:
+        """Store what an integration remembers of a conversation, if nobody wrote it since.
+
+        Args:
+            key: The conversation's key.
+            value: The value, JSON data.
+            version: The version read with :meth:`load_conversation` (0 for a new key).
+            ttl: The retention in seconds: values of any key written longer ago are deleted.
+
+        Returns:
+            The new version.
+
+        Raises:
+            SessionConflictError: When another writer stored the key since (code
+                ``conversation_conflict``).
+        """
+        with self._open(True) as tx:
+            return conversations.save(tx, key, value, version, ttl)
 
 
 def check_schema(tx: Transaction) -> None:

@@ -84,10 +84,19 @@ def read_part(
         reader.text(part.get("name"), f"{at}.name")
         if "input" in part:
             reader.data(part["input"])
+    elif kind == "server_tool_call":
+        reader.text(part.get("name"), f"{at}.name")
+        if part.get("args") is not None:
+            reader.data(part["args"])
     elif kind.endswith("_tool_result"):
-        content = part.get("content")
-        if isinstance(content, list | tuple | str):
-            _inner(content, reader, f"{at}.content", links)
+        # A server-side tool's result (Anthropic ``code_execution_tool_result``, LangChain
+        # ``server_tool_result``...) is measured, whatever form its content or output takes.
+        for name in ("content", "output"):
+            value = part.get(name)
+            if isinstance(value, list | tuple | str):
+                _inner(value, reader, f"{at}.{name}", links)
+            elif value is not None:
+                reader.data(value)
     elif kind == "thinking":
         reader.text(part.get("thinking"), f"{at}.thinking")
     elif kind == "reasoning":

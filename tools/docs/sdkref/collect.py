@@ -368,17 +368,16 @@ class Collector:
         doc = Doc()
         if obj.docstring is None:
             return doc
-        number = 0
-        examples = 0
-        raised: dict[str, int] = {}
+        state = _DocState()
         for section in self._sections(obj, context):
             kind = section.kind.value
-            if kind == "text":
-                blocks, number = text_blocks(section.value, context, not doc.description, number)
-                doc.description.extend(blocks)
-            elif kind == "admonition":
-                text = f"{section.title}: {section.value.description}"
-                blocks, number = text_blocks(text, context, not doc.description, number)
+            if kind in ("text", "admonition"):
+                text = (
+                    section.value
+                    if kind == "text"
+                    else f"{section.title}: {section.value.description}"
+                )
+                blocks, state.number = text_blocks(text, context, not doc.description, state.number)
                 doc.description.extend(blocks)
             elif kind in ("parameters", "other parameters"):
                 for param in section.value:
@@ -390,38 +389,34 @@ class Collector:
                         f"{context}:attribute:{attribute.name}", normalize(attribute.description)
                     )
             elif kind in ("returns", "yields"):
-                value = section.value[0]
-                # griffe reads "Word: text" as a named value; our docstrings do not name values.
-                text = f"{value.name}: {value.description}" if value.name else value.description
-                item = Item(self.type(value.annotation), self._msg(context, kind, text))
-                if kind == "returns":
-                    doc.returns = item
-                else:
-                    doc.yields = item
+                self._returns(doc, section, context, kind)
             elif kind == "raises":
-                for entry in section.value:
-                    name = str(entry.annotation)
-                    raised[name] = raised.get(name, 0) + 1
-                    suffix = "" if raised[name] == 1 else f":{raised[name]}"
-                    slot = f"raises:{name}{suffix}"
-                    doc.raises.append(
-                        Item(
-                            self.type(entry.annotation), self._msg(context, slot, entry.description)
-                        )
-                    )
+                self._raises(doc, section, context, state.raised)
             elif kind == "examples":
-                for sub_kind, text in section.value:
-                    if sub_kind.value == "examples":
-                        doc.examples.append(Example(code=text))
-                        continue
-                    for block in text.split("\n\n"):
-                        if block.strip():
-                            examples += 1
-                            msg = Msg(f"{context}:example:{examples}", normalize(block))
-                            doc.examples.append(Example(text=msg))
+                state.examples = _examples(doc, section, context, state.examples)
             else:
                 self.problems.append(f"{context}: the docstring section {kind!r} is not supported")
         return doc
+
+    def _returns(self, doc: Doc, section: Any, context: str, kind: str) -> None:
+        value = section.value[0]
+        # griffe reads "Word: text" as a named value; our docstrings do not name values.
+        text = f"{value.name}: {value.description}" if value.name else value.description
+        item = Item(self.type(value.annotation), self._msg(context, kind, text))
+        if kind == "returns":
+            doc.returns = item
+        else:
+            doc.yields = item
+
+    def _raises(self, doc: Doc, section: Any, context: str, raised: dict[str, int]) -> None:
+        for entry in section.value:
+            name = str(entry.annotation)
+            raised[name] = raised.get(name, 0) + 1
+            suffix = "" if raised[name] == 1 else f":{raised[name]}"
+            slot = f"raises:{name}{suffix}"
+            doc.raises.append(
+                Item(self.type(entry.annotation), self._msg(context, slot, entry.description))
+            )
 
     @staticmethod
     def _msg(context: str, slot: str, text: str | None) -> Msg | None:
@@ -640,13 +635,40 @@ class Collector:
             examples=list(doc.examples),
         )
         if kind == "exception":
-            result.bases = [t for t in (self.type(base) for base in cls.bases) if t is not None]
-            messages = runtime.__dict__.get("messages")
-            if isinstance(messages, Mapping):
-                result.error_codes = [
-                    ErrorCode(code, str(getattr(text, "singular", text)))
-                    for code, text in messages.items()
-                ]
+            self._exception(result, cls, runtime)
+        self._class_fields(result, cls, runtime, path, name, doc)
+        init = cls.members.get("__init__")
+        custom = kind == "model" and init is not None
+        if (
+            (result.constructor is None or custom)
+            and init is not None
+            and kind not in ("enum", "protocol")
+        ):
+            result.constructor = self._constructor(cls, init, path, name, doc, result.fields)
+            result.examples.extend(result.constructor.examples)
+            result.constructor.examples = []
+        self._class_methods(result, cls, path, name, slug)
+        described = [f.name for f in result.fields] + [p.name for p in result.properties]
+        for member_name in described + [m.name for m in result.members]:
+            self.targets.setdefault(f"{cls.path}.{member_name}", Target(slug, name))
+            self.targets.setdefault(f"{name}.{member_name}", Target(slug, name))
+        return result
+
+    def _exception(self, result: ClassDoc, cls: Any, runtime: Any) -> None:
+        """An exception's bases and error codes."""
+        result.bases = [t for t in (self.type(base) for base in cls.bases) if t is not None]
+        messages = runtime.__dict__.get("messages")
+        if isinstance(messages, Mapping):
+            result.error_codes = [
+                ErrorCode(code, str(getattr(text, "singular", text)))
+                for code, text in messages.items()
+            ]
+
+    def _class_fields(
+        self, result: ClassDoc, cls: Any, runtime: Any, path: str, name: str, doc: Doc
+    ) -> None:
+        """A class's members, fields or attributes, properties and generated constructor."""
+        kind = result.kind
         if kind == "enum":
             result.members = [
                 Member(
@@ -682,16 +704,9 @@ class Collector:
             result.fields_are_attributes = True
         if kind in ("enum", "model", "dataclass", "namedtuple"):
             result.properties = self._properties(cls, path, doc)
-        init = cls.members.get("__init__")
-        custom = kind == "model" and init is not None
-        if (
-            (result.constructor is None or custom)
-            and init is not None
-            and kind not in ("enum", "protocol")
-        ):
-            result.constructor = self._constructor(cls, init, path, name, doc, result.fields)
-            result.examples.extend(result.constructor.examples)
-            result.constructor.examples = []
+
+    def _class_methods(self, result: ClassDoc, cls: Any, path: str, name: str, slug: str) -> None:
+        """A class's public methods, in source order, each registered as a link target."""
         for member_name, member in sorted(cls.members.items(), key=lambda m: m[1].lineno or 0):
             if member.is_alias or member.kind is not griffe.Kind.FUNCTION:
                 continue
@@ -710,11 +725,6 @@ class Collector:
             result.methods.append(method)
             self.targets[member.path] = Target(slug, method.anchor)
             self.targets[f"{name}.{member_name}"] = Target(slug, method.anchor)
-        described = [f.name for f in result.fields] + [p.name for p in result.properties]
-        for member_name in described + [m.name for m in result.members]:
-            self.targets.setdefault(f"{cls.path}.{member_name}", Target(slug, name))
-            self.targets.setdefault(f"{name}.{member_name}", Target(slug, name))
-        return result
 
     def _static_kind(self, cls: Any, path: str) -> ClassKind:
         """The kind of a class of a module that is never imported, read from its source.
@@ -924,6 +934,29 @@ def _import_order(name: str) -> tuple[int, str]:
     if name.isupper():
         return 0, name
     return (1 if name[0].isupper() else 2), name
+
+
+@dataclasses.dataclass
+class _DocState:
+    """What reading one docstring counts across its sections."""
+
+    number: int = 0
+    examples: int = 0
+    raised: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def _examples(doc: Doc, section: Any, context: str, count: int) -> int:
+    """Add an Examples section's code and sentences; return the sentences counted so far."""
+    for sub_kind, text in section.value:
+        if sub_kind.value == "examples":
+            doc.examples.append(Example(code=text))
+            continue
+        for block in text.split("\n\n"):
+            if block.strip():
+                count += 1
+                msg = Msg(f"{context}:example:{count}", normalize(block))
+                doc.examples.append(Example(text=msg))
+    return count
 
 
 def _unwrap(expr: Any) -> Any:

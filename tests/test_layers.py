@@ -1,0 +1,69 @@
+"""The layers of the package are import-linter contracts (pyproject.toml, run by ``make lint``):
+modules import downwards only, no cycle between modules, and the tools use the public face. A
+small package written here shows each contract type catching what it forbids."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from conftest import ROOT
+
+LINT_IMPORTS = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+
+
+def _run(
+    config: Path | None, cwd: Path, extra_path: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    assert LINT_IMPORTS is not None, "import-linter is not installed"
+    env = dict(os.environ)
+    if extra_path is not None:
+        env["PYTHONPATH"] = f"{extra_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    command = [LINT_IMPORTS, "--no-cache"]
+    if config is not None:
+        command += ["--config", str(config)]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+def test_the_package_keeps_its_layers() -> None:
+    result = _run(None, ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 kept, 0 broken" in result.stdout
+
+
+def test_a_layer_that_imports_upwards_or_a_cycle_breaks_a_contract(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/top.py": "import pkg.bottom\n",
+        "pkg/bottom.py": "import pkg.top\n",  # upwards, and a cycle
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    config = tmp_path / "importlinter.toml"
+    config.write_text(
+        textwrap.dedent(
+            """
+            [tool.importlinter]
+            root_packages = ["pkg"]
+
+            [[tool.importlinter.contracts]]
+            name = "layers"
+            type = "layers"
+            layers = ["pkg.top", "pkg.bottom"]
+
+            [[tool.importlinter.contracts]]
+            name = "acyclic"
+            type = "acyclic_siblings"
+            ancestors = ["pkg"]
+            """
+        ),
+        encoding="utf-8",
+    )
+    result = _run(config, tmp_path, tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "0 kept, 2 broken" in result.stdout
