@@ -217,6 +217,14 @@ class InvalidValueError(ContextwiseError, ValueError):
             "An idempotency key must be a non-blank string of at most {limit} characters without "
             "NUL characters or lone surrogates, got {value}."
         ),
+        "invalid_conversation_key": N_(
+            "A conversation key must be a non-blank string of at most {limit} characters without "
+            "NUL characters or lone surrogates, got {value}."
+        ),
+        "conversation_value_not_json": N_(
+            "The value kept for conversation '{key}' cannot be stored, because JSON cannot encode "
+            "it: {reason}."
+        ),
         "idempotency_key_reused": N_(
             "The idempotency key '{key}' of session '{session_id}' was already used to add other "
             "messages; a retry must send the same messages, and another add needs another key."

@@ -201,6 +201,10 @@ def store_calls(factory: Callable[[], Any], name: str) -> list[EntryPoint]:
         (f"{name}.archive", lambda **k: opened().archive(**k), {"session_id": "s"}),
         (f"{name}.change_items", lambda **k: opened().change_items(**k),
          {"session_id": "s", "change_id": 1}),
+        (f"{name}.load_conversation", lambda **k: opened().load_conversation(**k),
+         {"key": "c", "ttl": 60.0}),
+        (f"{name}.save_conversation", lambda **k: opened().save_conversation(**k),
+         {"key": "c", "value": {"kept": [1, 2]}, "version": 0, "ttl": 60.0}),
     ]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import deque
@@ -96,12 +95,13 @@ class MemoryStore:
         Returns:
             The value's version and the value (JSON data), or ``None`` when there is none.
         """
+        key = conversations.check_key(key)
+        cutoff = conversations.cutoff_text(conversations.check_ttl(ttl))
         with self._lock:
             found = self._conversations.get(key)
-        cutoff = conversations.cutoff_text(ttl)
         if found is None or (cutoff is not None and found[2] < cutoff):
             return None
-        return found[0], json.loads(found[1])
+        return found[0], conversations.decode(key, found[1])
 
     def save_conversation(
         self, key: str, value: Any, version: int, *, ttl: float | None = None
@@ -121,8 +121,10 @@ class MemoryStore:
             SessionConflictError: When another writer stored the key since (code
                 ``conversation_conflict``).
         """
-        text = json.dumps(value)
-        cutoff = conversations.cutoff_text(ttl)
+        key = conversations.check_key(key)
+        version = conversations.check_version(version)
+        text = conversations.encode(key, value)
+        cutoff = conversations.cutoff_text(conversations.check_ttl(ttl))
         with self._lock:
             if cutoff is not None:
                 for other in [k for k, v in self._conversations.items() if v[2] < cutoff]:

@@ -217,7 +217,7 @@ def check_session_id(session_id: object) -> str:
             :data:`SESSION_ID_LIMIT` characters, or holds a NUL character or a lone surrogate
             (code ``invalid_session_id``).
     """
-    text = _checked_text(session_id, "session_id")
+    text = check_text_id(session_id, "session_id", "invalid_session_id")
     if not text.strip():
         raise InvalidValueError("blank_session_id", value=short_repr(session_id))
     return text
@@ -231,7 +231,7 @@ def check_idempotency_key(key: object) -> str:
         InvalidValueError: When it is blank, longer than :data:`SESSION_ID_LIMIT` characters, or
             holds a NUL character or a lone surrogate (code ``invalid_idempotency_key``).
     """
-    text = _checked_text(key, "idempotency_key")
+    text = check_text_id(key, "idempotency_key", "invalid_idempotency_key")
     if not text.strip():
         raise InvalidValueError(
             "invalid_idempotency_key", value=short_repr(key), limit=SESSION_ID_LIMIT
@@ -252,10 +252,16 @@ def check_change_id(change_id: object) -> int:
     return change_id
 
 
-def _checked_text(value: object, name: str) -> str:
+def check_text_id(value: object, name: str, code: str) -> str:
+    """Check an id that every store keeps as text: a string of at most
+    :data:`SESSION_ID_LIMIT` characters that a database can hold (no NUL, no lone surrogate).
+
+    Raises:
+        InvalidTypeError: When it is not a string (code ``not_a_string``).
+        InvalidValueError: When it is too long or holds such a character (code ``code``).
+    """
     if not isinstance(value, str):
         raise InvalidTypeError("not_a_string", name=name, type_name=type(value).__name__)
-    code = "invalid_session_id" if name == "session_id" else "invalid_idempotency_key"
     if len(value) > SESSION_ID_LIMIT or "\x00" in value:
         raise InvalidValueError(code, value=short_repr(value), limit=SESSION_ID_LIMIT)
     try:

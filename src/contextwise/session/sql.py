@@ -287,6 +287,8 @@ class SqlStore(abc.ABC):
         Returns:
             The value's version and the value (JSON data), or ``None`` when there is none.
         """
+        key = conversations.check_key(key)
+        ttl = conversations.check_ttl(ttl)
         with self._open(False) as tx:
             return conversations.load(tx, key, ttl)
 
@@ -308,6 +310,10 @@ class SqlStore(abc.ABC):
             SessionConflictError: When another writer stored the key since (code
                 ``conversation_conflict``).
         """
+        key = conversations.check_key(key)
+        version = conversations.check_version(version)
+        ttl = conversations.check_ttl(ttl)
+        conversations.encode(key, value)
         with self._open(True) as tx:
             return conversations.save(tx, key, value, version, ttl)
 
