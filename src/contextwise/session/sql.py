@@ -108,7 +108,7 @@ class SqlStore(abc.ABC):
         """Open a transaction that commits when the block ends and rolls back on an error."""
 
     @abc.abstractmethod
-    def store_error(self, error: Exception) -> SessionStoreError | None:
+    def _store_error(self, error: Exception) -> SessionStoreError | None:
         """The coded error for a failure of the database, or ``None`` for a failure of code."""
 
     def _lock_schema(self, tx: Transaction) -> None:  # noqa: B027 - most databases need nothing
@@ -129,7 +129,7 @@ class SqlStore(abc.ABC):
         except ContextwiseError:
             raise
         except Exception as exc:
-            error = self.store_error(exc)
+            error = self._store_error(exc)
             if error is None:
                 raise
             raise error from exc

@@ -129,7 +129,7 @@ class SQLAlchemyStore(SqlStore):
                     tx.rows(f"SET LOCAL lock_timeout = {milliseconds}", {})
                 yield tx
 
-    def store_error(self, error: Exception) -> SessionStoreError | None:
+    def _store_error(self, error: Exception) -> SessionStoreError | None:
         """The coded error for a failure of the database, or ``None`` for another error."""
         import sqlalchemy
 

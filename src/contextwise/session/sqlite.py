@@ -126,7 +126,7 @@ class SQLiteStore(SqlStore):
                         connection.execute("ROLLBACK")
                 raise
 
-    def store_error(self, error: Exception) -> SessionStoreError | None:
+    def _store_error(self, error: Exception) -> SessionStoreError | None:
         """The coded error for a failure of ``sqlite3``, or ``None`` for another error."""
         return sqlite_error(error, self._path, self._timeout)
 
