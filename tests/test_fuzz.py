@@ -422,7 +422,12 @@ def test_nesting_beyond_the_limit_is_a_coded_error_never_a_recursion_error() -> 
     deep: Any = {}
     for _ in range(5_000):
         deep = {"x": deep}
+    results: Any = "x"
+    for _ in range(5_000):
+        results = [{"type": "tool_result", "tool_use_id": "t", "content": results}]
     for call in (
+        lambda: message_chars({"role": "user", "content": results}),
+        lambda: layout_messages([{"role": "user", "content": results}]),
         lambda: ContextPolicy.model_validate({"mode": "audit", "x": deep}),
         lambda: ContextPolicy.from_json(DEEP_JSON),
         lambda: ContextPolicy.from_toml('mode = "audit"\nx = ' + "[" * 5_000 + "]" * 5_000),

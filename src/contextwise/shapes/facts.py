@@ -99,7 +99,7 @@ class Reader:
         sink: The list that receives the message's text pieces, or ``None``.
     """
 
-    __slots__ = ("chars", "estimate", "estimated", "estimated_chars", "index", "sink")
+    __slots__ = ("chars", "depth", "estimate", "estimated", "estimated_chars", "index", "sink")
 
     def __init__(self, index: int, estimate: PartEstimate, sink: list[str] | None) -> None:
         self.index = index
@@ -108,6 +108,7 @@ class Reader:
         self.chars = 0
         self.estimated = 0
         self.estimated_chars = 0
+        self.depth = 2  # the message and its content list
 
     def text(self, value: object, where: str) -> None:
         """Count a text field: ``None`` counts zero, a string its length, anything else is an

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from contextwise._checks import MAX_DEPTH
+from contextwise.errors import InvalidValueError
 from contextwise.shapes.facts import MessageFacts, Reader
 
 ANTHROPIC_KINDS: Final[frozenset[str]] = frozenset(
@@ -122,8 +124,15 @@ def _plain(part: Mapping[str, object], kind: object, reader: Reader, at: str) ->
 
 def _inner(content: object, reader: Reader, at: str, links: MessageFacts) -> None:
     if isinstance(content, list | tuple):
+        # Each level of parts in parts is two levels of JSON (a list, then an object).
+        reader.depth += 2
+        if reader.depth > MAX_DEPTH:
+            raise InvalidValueError("message_too_deep", index=reader.index, limit=MAX_DEPTH)
         nested = MessageFacts(links.shape, links.role)
-        read_parts(content, reader, at, nested)
+        try:
+            read_parts(content, reader, at, nested)
+        finally:
+            reader.depth -= 2
     else:
         reader.text(content, at)
 
