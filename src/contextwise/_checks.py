@@ -76,8 +76,10 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     """
     if not isinstance(value, list | tuple | dict):
         return False
+    containers = (list, tuple, dict)
     seen: dict[int, int] = {}
     stack: list[tuple[object, int]] = [(value, 0)]
+    push = stack.append
     while stack:
         item, depth = stack.pop()
         if depth >= limit:
@@ -87,9 +89,7 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
             continue
         seen[ident] = depth
         children = item.values() if isinstance(item, dict) else item
-        stack.extend(
-            (child, depth + 1)
-            for child in children  # type: ignore[attr-defined]
-            if isinstance(child, list | tuple | dict)
-        )
+        for child in children:  # type: ignore[attr-defined]
+            if isinstance(child, containers):
+                push((child, depth + 1))
     return False

@@ -70,7 +70,8 @@ class CodedModel(BaseModel):
     _error_class: ClassVar[type[ContextwiseError]] = InvalidValueError
 
     def __init__(self, /, **data: Any) -> None:
-        _check_depth(type(self), data)
+        # No depth check here: the models build their own reports this way, and a field given
+        # nested data fails on its type at the first level anyway.
         try:
             super().__init__(**data)
         except ValidationError as exc:

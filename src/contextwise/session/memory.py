@@ -185,7 +185,7 @@ class MemoryStore:
             ids = range(first, first + len(stored))
             # Fills in the placeholders at C speed: ids, positions, and no creating change.
             deque(map(setattr, stored, repeat("item_id"), ids), maxlen=0)
-            positions = (item_id * POSITION_GAP for item_id in ids)
+            positions = map(POSITION_GAP.__mul__, ids)
             deque(map(setattr, stored, repeat("position"), positions), maxlen=0)
             deque(map(setattr, stored, repeat("created_by"), repeat(None)), maxlen=0)
             session.context.update(zip(ids, stored, strict=True))

@@ -324,7 +324,7 @@ def plain_messages(
         contents: list[Any] = list(map(_CONTENT, messages))
         if not set(roles) <= PLAIN_ROLES or set(map(type, contents)) != {str}:
             return None
-        if not all(map(encodes_utf8, contents)):
+        if not all(map(str.isascii, contents)) and not all(map(encodes_utf8, contents)):
             return None  # a lone surrogate: the codec names it
         return list(map(dict.copy, messages)), list(map(len, contents)), roles
     except Exception:  # noqa: BLE001 - not all plain dicts: the checked path reports the problem
