@@ -734,6 +734,12 @@ def test_every_store_answers_the_same_to_strange_values(open_store: StoreFactory
     assert too_deep.value.code == "message_too_deep"
     assert_translated(too_deep.value)
     assert contents(ContextSession(TRIM, open_store(), "chat").messages()) == contents(turn(1))
+    nul_step = {**TRIM, "steps": [{**TRIM["steps"][0], "id": "trim\x00"}]}  # type: ignore[index, dict-item]
+    with pytest.raises(InvalidValueError) as unstorable:
+        ContextSession(nul_step, open_store(), "chat")
+    assert unstorable.value.code == "unstorable_text"
+    assert unstorable.value.params["field"] == "steps[0].id"
+    assert_translated(unstorable.value)
 
 
 # --- integer positions -------------------------------------------------------------------------

@@ -225,6 +225,10 @@ class InvalidValueError(ContextwiseError, ValueError):
             "The value kept for conversation '{key}' cannot be stored, because JSON cannot encode "
             "it: {reason}."
         ),
+        "unstorable_text": N_(
+            "{field} holds a NUL character or a lone surrogate, which a session store cannot "
+            "keep: {value}."
+        ),
         "idempotency_key_reused": N_(
             "The idempotency key '{key}' of session '{session_id}' was already used to add other "
             "messages; a retry must send the same messages, and another add needs another key."

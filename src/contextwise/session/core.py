@@ -45,6 +45,7 @@ from contextwise.session.records import (
     check_change_id,
     check_idempotency_key,
     check_session_id,
+    check_storable,
 )
 
 
@@ -107,7 +108,8 @@ class ContextSession:
             ``invalid_session_store``) or an argument has the wrong type.
         InvalidValueError: When the session id is blank (code ``blank_session_id``), longer
             than 255 characters or holds a NUL character or a lone surrogate (code
-            ``invalid_session_id``): every store refuses the same ids.
+            ``invalid_session_id``): every store refuses the same ids. A step id or the counter's
+            id with such a character is refused too (code ``unstorable_text``).
         PolicyConfigurationError: When the policy does not fit the session: a step names
             another fragment, a compressor or app is missing, a token limit or a budget has no
             counter, an option is unknown (code ``unknown_runner_option``), or options come with
@@ -141,6 +143,11 @@ class ContextSession:
             raise InvalidTypeError("invalid_session_store", type_name=type(store).__name__)
         self._runner = as_runner(policy, options)
         check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
+        # What the stores keep as text beside the messages: every store must take it alike.
+        for index, step in enumerate(self._runner.policy.steps):
+            check_storable(step.id, f"steps[{index}].id")
+        if self._runner.counter is not None:
+            check_storable(str(self._runner.counter.id), "counter.id")
         self._measure_with: Measure = measure_of(self._runner)
         self._store = store
         self._session_id = session_id

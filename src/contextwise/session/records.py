@@ -364,6 +364,25 @@ def check_idempotency(idempotency: object) -> None:
         )
 
 
+def check_storable(value: str, field: str) -> None:
+    """Check a text a store keeps beside the messages (a step id, a counter id): no NUL
+    character and no lone surrogate, which PostgreSQL and SQLite refuse and memory would keep.
+
+    Raises:
+        InvalidValueError: When it holds one (code ``unstorable_text``).
+    """
+    if "\x00" in value or not (value.isascii() or _encodes(value)):
+        raise InvalidValueError("unstorable_text", field=field, value=short_repr(value))
+
+
+def _encodes(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 MAX_ID = 2**63 - 1
 """The highest item or change id a store holds (a signed 64-bit integer in a database)."""
 
