@@ -953,3 +953,31 @@ def test_postgresql_failures_are_coded_errors(postgres_server: Any) -> None:
     with pytest.raises(SessionStoreError) as read_only_database:
         ContextSession(TRIM, SQLAlchemyStore(url), "chat").add(turn(3))
     assert_store_error(read_only_database, "store_read_only")
+
+
+def test_a_restore_never_leaves_two_messages_at_one_position(open_store: StoreFactory) -> None:
+    """A message placed after a change took its neighbour out may take the archived one's
+    integer; restoring that change moves the restored message beside it, never onto it."""
+    script: list[Callable[[list[Any]], list[Any]]] = [
+        lambda messages: [m for m in messages if m["content"] != "B"],  # B leaves
+        lambda messages: [*messages[:1], {"role": "user", "content": "X"}, *messages[1:]],
+    ]
+
+    def edit(fragment: Fragment) -> Fragment:
+        return fragment.with_messages(script.pop(0)(list(fragment.messages or ())))
+
+    policy = {
+        "mode": "reduce",
+        "trigger_chars": 0,
+        "steps": [{"id": "edit", "kind": "app", "fragment_id": "history", "app": "edit"}],
+    }
+    store = open_store()
+    session = ContextSession(policy, store, "chat", apps={"edit": edit})
+    session.add([{"role": "user", "content": text} for text in "ABCD"])
+    session.context()
+    session.context()
+    assert contents(session.messages()) == ["A", "X", "C", "D"]
+    session.restore(session.archive()[0].change_id)
+    assert contents(session.messages()) == ["A", "B", "X", "C", "D"]
+    positions = [item.position for item in store.read("chat").items]
+    assert positions == sorted(set(positions))

@@ -32,7 +32,12 @@ from contextwise.policy.runner import (
 from contextwise.policy.steps import KnownSizes, Measure
 from contextwise.policy.validation import check_fragments
 from contextwise.session.codec import decode_message, encode_messages
-from contextwise.session.planner import Cache, plain_messages, plan_change
+from contextwise.session.planner import (
+    Cache,
+    plain_messages,
+    plan_change,
+    restored_positions,
+)
 from contextwise.session.records import (
     MAX_ID,
     AddResult,
@@ -41,6 +46,7 @@ from contextwise.session.records import (
     SessionChange,
     SessionSnapshot,
     SessionStore,
+    StoredArchiveItem,
     StoredMessage,
     check_change_id,
     check_idempotency_key,
@@ -544,10 +550,13 @@ class ContextSession:
                 "unknown_change", session_id=self._session_id, change_id=change_id
             )
         assert self._version is not None
+        items: list[StoredArchiveItem] = yield from call(store.archive, self._session_id)
+        back = [item.item for item in items if item.change_id == change_id]
         change = SessionChange(
             version=self._version,
             at=datetime.now(UTC),
             entries=[ChangeEntry("restore", archived=created)] if created else [],
+            moved=restored_positions(self._cache.stored, back, set(created), self._last_item),
             restored=change_id,
         )
         try:

@@ -13,7 +13,8 @@ many messages enter at one spot.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -248,6 +249,47 @@ def place(
         if item.item_id and item.position != position
     ]
     return placed, moved
+
+
+def restored_positions(
+    context: Sequence[StoredMessage],
+    restored: Sequence[StoredMessage],
+    leaving: Collection[int],
+    last_item: int,
+) -> list[tuple[int, int]]:
+    """The moves that keep positions apart when a restore puts archived messages back.
+
+    An archived message keeps its position, and a message placed since may have taken the same
+    integer. Each restored message that meets another at one position gets a new position
+    between its neighbours (which move only when there is no room).
+
+    Args:
+        context: The context as stored now.
+        restored: The archived messages the restore puts back.
+        leaving: The item ids that leave the context with the restore (its summaries).
+        last_item: The highest item id the session has given.
+
+    Returns:
+        The ``(item_id, position)`` of each message that moves; none when nothing meets.
+    """
+    merged = sorted(
+        [*(item for item in context if item.item_id not in leaving), *restored],
+        key=lambda item: (item.position, item.item_id),
+    )
+    counts = Counter(item.position for item in merged)
+    if all(count == 1 for count in counts.values()):
+        return []
+    back = {item.item_id for item in restored}
+    slots: list[int | None] = [
+        None if item.item_id in back and counts[item.position] > 1 else item.position
+        for item in merged
+    ]
+    filled = _fill(slots, (last_item + 1) * POSITION_GAP)
+    return [
+        (item.item_id, position)
+        for item, position in zip(merged, filled, strict=True)
+        if item.position != position
+    ]
 
 
 def _fill(positions: Sequence[int | None], ceiling: int) -> list[int]:
