@@ -12,7 +12,6 @@ from contextwise.decision import (
     DecisionProvider,
     DecisionRequest,
     DecisionResponse,
-    DecisionUsage,
     OpenAIDecisionProvider,
     TextAnswer,
     TextQuestion,
@@ -154,10 +153,24 @@ from contextwise.tokens import (
     count_tokens,
     estimate_tokens,
 )
+from contextwise.usage import (
+    CACHE_RETENTIONS,
+    USAGE_SOURCES,
+    CacheRetention,
+    Usage,
+    UsageSource,
+    usage_from,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CACHE_RETENTIONS",
+    "USAGE_SOURCES",
+    "CacheRetention",
+    "Usage",
+    "UsageSource",
+    "usage_from",
     "APIS",
     "DEFAULT_REASONING_TOKENS",
     "DEFAULT_TRIM_MARKER",
@@ -202,7 +215,6 @@ __all__ = [
     "DecisionResponseError",
     "DecisionStartedEvent",
     "DecisionTimeoutError",
-    "DecisionUsage",
     "Effort",
     "EffortLevel",
     "EstimateCounter",
