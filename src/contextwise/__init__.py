@@ -145,12 +145,16 @@ from contextwise.shapes import (
 )
 from contextwise.step import PreparedStep, aprepare_step, model_budget, prepare_step
 from contextwise.tokens import (
+    ESTIMATE_VERSION,
+    SCRIPTS,
     CallableCounter,
     EstimateCounter,
     TokenCounter,
     TokenizerCounter,
     as_token_counter,
+    Script,
     count_tokens,
+    estimate_by_script,
     estimate_tokens,
 )
 from contextwise.usage import (
@@ -165,6 +169,10 @@ from contextwise.usage import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ESTIMATE_VERSION",
+    "SCRIPTS",
+    "Script",
+    "estimate_by_script",
     "CACHE_RETENTIONS",
     "USAGE_SOURCES",
     "CacheRetention",
