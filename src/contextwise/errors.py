@@ -241,6 +241,11 @@ class InvalidValueError(ContextwiseError, ValueError):
             "Message {index} has the type {type}, which is neither a role-based message nor a "
             "Responses item type that contextwise knows."
         ),
+        "invalid_price": N_("A price must be a finite number of zero or more, got {value}."),
+        "unknown_model_price": N_(
+            "genai-prices has no price for the model '{model}'{provider}; give its prices with "
+            "ModelSpec(prices=...) or cost(..., prices=...)."
+        ),
         "inconsistent_usage": N_(
             "The usage is inconsistent: {part} is {part_value}, more than {whole}, which is "
             "{whole_value}."
@@ -354,6 +359,7 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "The message at index {index} is a {type_name}; a session stores dicts that JSON can "
             "encode, LangChain messages and pydantic-ai messages."
         ),
+        "not_a_usage": N_("usage must be a Usage, got a value of type {type_name}."),
         "unknown_usage_shape": N_(
             "A value of type {type_name} holds no usage that contextwise can read: pass a "
             "response or its usage from OpenAI, Anthropic, Gemini, LangChain, pydantic-ai or the "

@@ -25,6 +25,7 @@ too.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
@@ -39,6 +40,7 @@ __all__ = [
     "CacheRetention",
     "Usage",
     "UsageSource",
+    "WithUsage",
     "usage_from",
 ]
 
@@ -182,6 +184,33 @@ class Usage(CodedModel):
                 self.reasoning_tokens,
             )
         )
+
+
+@dataclass(frozen=True, slots=True)
+class WithUsage:
+    """A result returned with what it cost: how a compressor reports the model call it made.
+
+    A compressor that calls a model to write its summary returns ``WithUsage(summary, usage,
+    model)`` instead of the bare summary; the policy uses the summary and records the usage on
+    the step's change (:attr:`~contextwise.policy.ContextChange.usage`), and a session's ledger
+    prices it as a summarizer call.
+
+    Examples:
+        >>> def summarize(messages):
+        ...     usage = Usage(input_tokens=900, output_tokens=60)
+        ...     return WithUsage("The user asked for a budget.", usage, "small-model")
+        >>> summarize([]).usage.total_tokens
+        960
+    """
+
+    value: Any
+    """The result itself: a summary text or message."""
+
+    usage: Usage
+    """The tokens spent making it."""
+
+    model: str | None = None
+    """The model that made it, for pricing."""
 
 
 # --- reading a provider's usage ---------------------------------------------------------------
