@@ -4,6 +4,12 @@ The package root is the table of contents: every public name is importable from 
 """
 
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
+from contextwise.calibration import (
+    CALIBRATION_STATE_VERSION,
+    CalibratedCounter,
+    ModelCounter,
+    counter_key,
+)
 from contextwise.decision import (
     ChoiceAnswer,
     ChoiceOutcome,
@@ -48,6 +54,16 @@ from contextwise.i18n import (
     normalize_locale,
     set_locale,
     use_locale,
+)
+from contextwise.ledger import (
+    USAGE_KINDS,
+    UsageKind,
+    UsageLedger,
+    UsageRecord,
+    UsageSummary,
+    UsageTotals,
+    price_usage,
+    summarize_usage,
 )
 from contextwise.messages import (
     ChatMessage,
@@ -101,6 +117,7 @@ from contextwise.policy import (
     process_context,
     validate_context_policy,
 )
+from contextwise.prices import Cost, CostSource, ModelPrices, PriceTier, cost
 from contextwise.routing import (
     APIS,
     DEFAULT_REASONING_TOKENS,
@@ -163,6 +180,7 @@ from contextwise.usage import (
     CacheRetention,
     Usage,
     UsageSource,
+    WithUsage,
     usage_from,
 )
 
@@ -178,7 +196,25 @@ __all__ = [
     "CacheRetention",
     "Usage",
     "UsageSource",
+    "WithUsage",
     "usage_from",
+    "CALIBRATION_STATE_VERSION",
+    "CalibratedCounter",
+    "ModelCounter",
+    "counter_key",
+    "USAGE_KINDS",
+    "UsageKind",
+    "UsageLedger",
+    "UsageRecord",
+    "UsageSummary",
+    "UsageTotals",
+    "price_usage",
+    "summarize_usage",
+    "Cost",
+    "CostSource",
+    "ModelPrices",
+    "PriceTier",
+    "cost",
     "APIS",
     "DEFAULT_REASONING_TOKENS",
     "DEFAULT_TRIM_MARKER",

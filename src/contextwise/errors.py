@@ -246,6 +246,9 @@ class InvalidValueError(ContextwiseError, ValueError):
             "genai-prices has no price for the model '{model}'{provider}; give its prices with "
             "ModelSpec(prices=...) or cost(..., prices=...)."
         ),
+        "invalid_calibration_state": N_(
+            "The calibration state cannot be used: {reason}."
+        ),
         "inconsistent_usage": N_(
             "The usage is inconsistent: {part} is {part_value}, more than {whole}, which is "
             "{whole_value}."
@@ -358,6 +361,10 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "unsupported_message_object": N_(
             "The message at index {index} is a {type_name}; a session stores dicts that JSON can "
             "encode, LangChain messages and pydantic-ai messages."
+        ),
+        "invalid_request": N_(
+            "A request must be a mapping of the provider call's arguments, a list of messages or "
+            "a text, got a value of type {type_name}."
         ),
         "not_a_usage": N_("usage must be a Usage, got a value of type {type_name}."),
         "unknown_usage_shape": N_(

@@ -11,7 +11,7 @@ How each provider's fields map to :class:`Usage`:
 | Source | `input_tokens` | `cached_input_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
 |---|---|---|---|---|---|
 | OpenAI chat completions (`usage`) | `prompt_tokens` | `prompt_tokens_details.cached_tokens` | none | `completion_tokens` | `completion_tokens_details.reasoning_tokens` |
-| OpenAI Responses (`usage`) | `input_tokens` | `input_tokens_details.cached_tokens` | none | `output_tokens` | `output_tokens_details.reasoning_tokens` |
+| OpenAI Responses (`usage`) | `input_tokens` | `input_tokens_details.cached_tokens` | `input_tokens_details.cache_write_tokens` as `default` | `output_tokens` | `output_tokens_details.reasoning_tokens` |
 | Anthropic messages (`usage`) | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `cache_read_input_tokens` | `cache_creation.ephemeral_5m_input_tokens` as `5m`, `ephemeral_1h_input_tokens` as `1h` (without the breakdown, all as `5m`) | `output_tokens` | `output_tokens_details.thinking_tokens` |
 | Gemini (`usage_metadata`) | `prompt_token_count` + `tool_use_prompt_token_count` | `cached_content_token_count` | none | `candidates_token_count` + `thoughts_token_count` | `thoughts_token_count` |
 | LangChain (`AIMessage.usage_metadata`) | `input_tokens` | `input_token_details.cache_read` | `input_token_details.cache_creation` as `default` | `output_tokens` | `output_token_details.reasoning` |
