@@ -230,13 +230,12 @@ class CalibratedCounter:
             The base tokens of each script the text holds.
         """
         cached = self._recent.get(text)
-        if cached is not None:
-            return cached
-        split = self._split(text)
-        if len(self._recent) >= _RECENT_TEXTS:
-            self._recent.clear()
-        self._recent[text] = split
-        return split
+        if cached is None:
+            cached = self._split(text)
+            if len(self._recent) >= _RECENT_TEXTS:
+                self._recent.clear()
+            self._recent[text] = cached
+        return dict(cached)
 
     def _split(self, text: str) -> dict[Script, float]:
         shares = estimate_by_script(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import deque
 from collections.abc import Sequence
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import repeat
 from operator import attrgetter
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from contextwise.errors import SessionConflictError
 from contextwise.session.records import (
@@ -53,11 +54,15 @@ class MemoryStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
+        self._usage: dict[str, list[dict[str, Any]]] = {}
+        self._states: dict[str, dict[str, Any]] = {}
 
     def close(self) -> None:
         """Forget every session."""
         with self._lock:
             self._sessions.clear()
+            self._usage.clear()
+            self._states.clear()
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""
@@ -185,6 +190,28 @@ class MemoryStore:
                 item.item_id for item in session.context.values() if item.created_by == change_id
             ]
         return [item.item_id for item in archived], created
+
+    # --- the usage ledger and the calibration states ------------------------------------------
+
+    def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
+        """Add a record to a session's usage ledger (JSON data)."""
+        with self._lock:
+            self._usage.setdefault(session_id, []).append(json.loads(json.dumps(record)))
+
+    def usage(self, session_id: str) -> list[dict[str, Any]]:
+        """Read a session's usage ledger, in the order recorded."""
+        with self._lock:
+            return list(self._usage.get(session_id, ()))
+
+    def load_state(self, name: str) -> dict[str, Any] | None:
+        """Read a named state (a calibration), or ``None``."""
+        with self._lock:
+            return self._states.get(name)
+
+    def save_state(self, name: str, state: dict[str, Any]) -> None:
+        """Keep a named state (JSON data), replacing the previous one."""
+        with self._lock:
+            self._states[name] = json.loads(json.dumps(state))
 
 
 def _in_order(items: dict[int, StoredMessage]) -> list[StoredMessage]:
