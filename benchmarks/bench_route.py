@@ -23,11 +23,11 @@ from contextwise import (
     Decision,
     DecisionRequest,
     DecisionResponse,
-    Usage,
     ModelRouter,
     ModelRouting,
     ModelSpec,
     RoutingContext,
+    Usage,
 )
 
 GOAL_US = 50.0

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.tokenizers import TOKENIZERS, goals, measure  # noqa: E402
+from tools.tokenizers import TOKENIZERS, goals, measure
 
 
 def main() -> int:

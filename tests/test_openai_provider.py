@@ -22,13 +22,13 @@ from contextwise import (
     DecisionRequest,
     DecisionResponseError,
     DecisionTimeoutError,
-    Usage,
     ModelRouter,
     OpenAIDecisionProvider,
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
     RoutingEvent,
+    Usage,
 )
 from support.routing import DECISION, context, make_routing
 

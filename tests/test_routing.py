@@ -24,7 +24,6 @@ from contextwise import (
     DecisionResponseError,
     DecisionStartedEvent,
     DecisionTimeoutError,
-    Usage,
     Effort,
     ModelRouter,
     ModelRouting,
@@ -36,6 +35,7 @@ from contextwise import (
     RoutingConfigurationError,
     RoutingContext,
     RoutingEvent,
+    Usage,
     default_state,
 )
 from support.errors import assert_translated

@@ -10,7 +10,6 @@ from contextwise import (
     ChoiceQuestion,
     ContextOverflowError,
     ContextPolicy,
-    estimate_tokens,
     Decision,
     DecisionRequest,
     Effort,
@@ -23,6 +22,7 @@ from contextwise import (
     RoutingConfigurationError,
     RoutingEvent,
     aprepare_step,
+    estimate_tokens,
     model_budget,
     prepare_step,
 )

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tools.i18n import languages
 from tools.tokenizers import ROOT, load
 
 FIXTURE = ROOT / "tests" / "fixtures" / "recorded_conversation.json"
@@ -65,12 +66,13 @@ def _sources() -> list[tuple[str, str]]:
 def build() -> dict[str, Any]:
     """The conversation and its calls (deterministic)."""
     rng = random.Random(22)
-    prose = {language: _paragraphs(language) for language in ("en", "fr", "zh")}
+    spoken = languages.codes()
+    prose = {language: _paragraphs(language) for language in spoken}
     sources = _sources()
     messages: list[dict[str, Any]] = []
     calls: list[int] = []
     for turn in range(40):
-        language = ("en", "fr", "zh")[turn % 3]
+        language = spoken[turn % len(spoken)]
         messages.append({"role": "user", "content": rng.choice(prose[language])})
         for number in range(rng.randint(1, 3)):
             calls.append(len(messages))

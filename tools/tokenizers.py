@@ -85,7 +85,7 @@ def _tiktoken_cache(path: Path) -> Iterator[None]:
 def load() -> dict[str, Callable[[str], int]]:
     """The four tokenizers, each as a function from a text to its number of tokens."""
     import tiktoken
-    from tokenizers import Tokenizer
+    from tokenizers import Tokenizer  # type: ignore[import-untyped]
 
     path = folder()
     counters: dict[str, Callable[[str], int]] = {}

@@ -129,7 +129,7 @@ class _Fit:
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     """Solve a small symmetric positive definite system by Gaussian elimination."""
     size = len(vector)
-    rows = [row[:] + [value] for row, value in zip(matrix, vector, strict=True)]
+    rows = [[*row, value] for row, value in zip(matrix, vector, strict=True)]
     for column in range(size):
         pivot = max(range(column, size), key=lambda index: abs(rows[index][column]))
         rows[column], rows[pivot] = rows[pivot], rows[column]
@@ -139,7 +139,8 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
         for index in range(column + 1, size):
             factor = rows[index][column] / head
             if factor:
-                rows[index] = [a - factor * b for a, b in zip(rows[index], rows[column], strict=True)]
+                pivot_row = rows[column]
+                rows[index] = [a - factor * b for a, b in zip(rows[index], pivot_row, strict=True)]
     solution = [0.0] * size
     for index in reversed(range(size)):
         head = rows[index][index]

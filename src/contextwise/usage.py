@@ -245,7 +245,7 @@ def _count(source: Any, *names: str) -> int:
         raise InvalidValueError(
             "wrong_type", field=names[0], expected="integer", value=repr(value)
         )
-    return value
+    return int(value)
 
 
 def _writes(**by_retention: int) -> dict[str, int]:

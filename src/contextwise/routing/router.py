@@ -15,11 +15,11 @@ from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
 from contextwise.decision.schema import ChoiceQuestion
-from contextwise.usage import Usage
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
 from contextwise.shapes import plain_message
+from contextwise.usage import Usage
 
 LOGGER_NAME = "contextwise.routing"
 """The name of the logger that records every routing decision."""
