@@ -291,7 +291,7 @@ class CalibratedCounter:
 
         Returns:
             The relative error of the prediction made before this call was learnt:
-            ``(predicted - billed) / billed``, 0.0 when nothing was billed.
+            ``(predicted - billed) / billed``, ``0.0`` when nothing was billed.
 
         Raises:
             InvalidTypeError: When the request or the usage cannot be read.
@@ -326,7 +326,7 @@ class CalibratedCounter:
             model: The model.
 
         Returns:
-            The ratio of each script (1.0 for a script never seen).
+            The ratio of each script (``1.0`` for a script never seen).
         """
         coefficients = self._coefficients(model)
         return dict(zip(SCRIPTS, coefficients, strict=False))

@@ -135,10 +135,10 @@ def estimate_tokens(text: str) -> int:
     one token, more for a long or capitalised one or for letters outside ASCII (accents),
     about 1.1 tokens a CJK ideograph, 1.3 a kana or hangul syllable, 1.2 a number of up to three
     digits. The estimate is conservative: measured per document on the guides in English,
-    French and Chinese and on contextwise's source, it is never more than 5 % under the largest
-    count of four real tokenizers (OpenAI's o200k and cl100k, DeepSeek's and the legacy Claude
-    tokenizer) and at most 25 % over the smallest for Latin text and code, 70 % for Chinese
-    (``benchmarks/bench_tokens.py`` prints the table). Use a real tokenizer through
+    French and Chinese and on contextwise's source, it is never more than 5 percent under the
+    largest count of four real tokenizers (OpenAI's o200k and cl100k, DeepSeek's and the legacy
+    Claude tokenizer) and at most 25 percent over the smallest for Latin text and code, 70 percent
+    for Chinese (``benchmarks/bench_tokens.py`` prints the table). Use a real tokenizer through
     :class:`TokenizerCounter`, or calibrate the estimate against what the provider reports with
     :class:`~contextwise.CalibratedCounter`, when the numbers must be exact.
 
