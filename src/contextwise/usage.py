@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contextwise._validation import CodedModel
 from contextwise.errors import InvalidTypeError, InvalidValueError
@@ -110,6 +110,20 @@ class Usage(CodedModel):
 
     reasoning_tokens: int = Field(default=0, ge=0, strict=True)
     """The output tokens spent reasoning, a part of ``output_tokens``."""
+
+    @field_validator("cache_write_tokens", mode="before")
+    @classmethod
+    def _check_writes(cls, writes: object) -> object:
+        if isinstance(writes, Mapping):
+            for retention, tokens in writes.items():
+                if isinstance(tokens, bool) or not isinstance(tokens, int):
+                    raise InvalidValueError(
+                        "wrong_type",
+                        field=f"cache_write_tokens.{retention}",
+                        expected="integer",
+                        value=repr(tokens),
+                    )
+        return writes
 
     @model_validator(mode="after")
     def _check_parts(self) -> Usage:
