@@ -4,6 +4,12 @@ The package root is the table of contents: every public name is importable from 
 """
 
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
+from contextwise.calibration import (
+    CALIBRATION_STATE_VERSION,
+    CalibratedCounter,
+    ModelCounter,
+    counter_key,
+)
 from contextwise.decision import (
     ChoiceAnswer,
     ChoiceOutcome,
@@ -12,7 +18,6 @@ from contextwise.decision import (
     DecisionProvider,
     DecisionRequest,
     DecisionResponse,
-    DecisionUsage,
     OpenAIDecisionProvider,
     TextAnswer,
     TextQuestion,
@@ -49,6 +54,16 @@ from contextwise.i18n import (
     normalize_locale,
     set_locale,
     use_locale,
+)
+from contextwise.ledger import (
+    USAGE_KINDS,
+    UsageKind,
+    UsageLedger,
+    UsageRecord,
+    UsageSummary,
+    UsageTotals,
+    price_usage,
+    summarize_usage,
 )
 from contextwise.messages import (
     ChatMessage,
@@ -104,6 +119,7 @@ from contextwise.policy import (
     process_context,
     validate_context_policy,
 )
+from contextwise.prices import Cost, CostSource, ModelPrices, PriceTier, cost
 from contextwise.routing import (
     APIS,
     DEFAULT_REASONING_TOKENS,
@@ -148,25 +164,44 @@ from contextwise.shapes import (
 )
 from contextwise.step import PreparedStep, aprepare_step, model_budget, prepare_step
 from contextwise.tokens import (
+    ESTIMATE_VERSION,
+    SCRIPTS,
     CallableCounter,
     EstimateCounter,
+    Script,
     TokenCounter,
     TokenizerCounter,
     as_token_counter,
     count_tokens,
+    estimate_by_script,
     estimate_tokens,
+)
+from contextwise.usage import (
+    CACHE_RETENTIONS,
+    USAGE_SOURCES,
+    CacheRetention,
+    Usage,
+    UsageSource,
+    WithUsage,
+    usage_from,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
     "APIS",
+    "CACHE_RETENTIONS",
+    "CALIBRATION_STATE_VERSION",
     "DEFAULT_REASONING_TOKENS",
     "DEFAULT_TRIM_MARKER",
     "EFFORT_WORDS",
+    "ESTIMATE_VERSION",
     "LANGUAGES",
+    "SCRIPTS",
     "SESSION_SCHEMA_VERSION",
     "SUPPORTED_LOCALES",
+    "USAGE_KINDS",
+    "USAGE_SOURCES",
     "Api",
     "AppMutation",
     "AppStep",
@@ -174,6 +209,8 @@ __all__ = [
     "AutoSelection",
     "BudgetPlan",
     "BudgetSegment",
+    "CacheRetention",
+    "CalibratedCounter",
     "CallableCounter",
     "ChangeEntry",
     "ChangeError",
@@ -197,6 +234,8 @@ __all__ = [
     "ContextwiseError",
     "ConversationReport",
     "ConversationStatus",
+    "Cost",
+    "CostSource",
     "Decision",
     "DecisionFailedEvent",
     "DecisionFinishedEvent",
@@ -206,7 +245,6 @@ __all__ = [
     "DecisionResponseError",
     "DecisionStartedEvent",
     "DecisionTimeoutError",
-    "DecisionUsage",
     "Effort",
     "EffortLevel",
     "EstimateCounter",
@@ -225,6 +263,8 @@ __all__ = [
     "MessageLayout",
     "MessageShape",
     "MissingDependencyError",
+    "ModelCounter",
+    "ModelPrices",
     "ModelRouter",
     "ModelRouting",
     "ModelSelection",
@@ -237,6 +277,7 @@ __all__ = [
     "PolicyRunner",
     "PolicyStepError",
     "PreparedStep",
+    "PriceTier",
     "ProviderUnavailableError",
     "QuotaExceededError",
     "RemovedItem",
@@ -251,6 +292,7 @@ __all__ = [
     "RunnerOptions",
     "SQLAlchemyStore",
     "SQLiteStore",
+    "Script",
     "SelectionMode",
     "SequenceSelection",
     "SessionChange",
@@ -269,6 +311,14 @@ __all__ = [
     "TrimStep",
     "UnknownItems",
     "UnsupportedLocaleError",
+    "Usage",
+    "UsageKind",
+    "UsageLedger",
+    "UsageRecord",
+    "UsageSource",
+    "UsageSummary",
+    "UsageTotals",
+    "WithUsage",
     "__version__",
     "adecide_choice",
     "aprepare_step",
@@ -278,9 +328,12 @@ __all__ = [
     "clamp_effort",
     "compare_effort",
     "context_policy_json_schema",
+    "cost",
     "count_tokens",
+    "counter_key",
     "decide_choice",
     "default_state",
+    "estimate_by_script",
     "estimate_tokens",
     "find_orphan_results",
     "get_locale",
@@ -296,14 +349,17 @@ __all__ = [
     "model_budget",
     "normalize_locale",
     "prepare_step",
+    "price_usage",
     "process_context",
     "provider_options",
     "read_message",
     "set_locale",
+    "summarize_usage",
     "summary_message",
     "tool_call_ids",
     "tool_result_ids",
     "tool_units",
+    "usage_from",
     "use_locale",
     "validate_context_policy",
 ]

@@ -241,6 +241,18 @@ class InvalidValueError(ContextwiseError, ValueError):
             "Message {index} has the type {type}, which is neither a role-based message nor a "
             "Responses item type that contextwise knows."
         ),
+        "invalid_price": N_("A price must be a finite number of zero or more, got {value}."),
+        "unknown_model_price": N_(
+            "genai-prices has no price for the model '{model}'{provider}; give its prices with "
+            "ModelSpec(prices=...) or cost(..., prices=...)."
+        ),
+        "invalid_calibration_state": N_(
+            "The calibration state cannot be used: {reason}."
+        ),
+        "inconsistent_usage": N_(
+            "The usage is inconsistent: {part} is {part_value}, more than {whole}, which is "
+            "{whole_value}."
+        ),
         "invalid_part_estimate": N_(
             "The part estimate's {field} must be a finite number of zero or more, got {value}."
         ),
@@ -356,6 +368,16 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "unsupported_message_object": N_(
             "The message at index {index} is a {type_name}; a session stores dicts that JSON can "
             "encode, LangChain messages and pydantic-ai messages."
+        ),
+        "invalid_request": N_(
+            "A request must be a mapping of the provider call's arguments, a list of messages or "
+            "a text, got a value of type {type_name}."
+        ),
+        "not_a_usage": N_("usage must be a Usage, got a value of type {type_name}."),
+        "unknown_usage_shape": N_(
+            "A value of type {type_name} holds no usage that contextwise can read: pass a "
+            "response or its usage from OpenAI, Anthropic, Gemini, LangChain, pydantic-ai or the "
+            "OpenAI Agents SDK, or a dict of the same shape."
         ),
         "invalid_session_store": N_(
             "store must be a session store such as SQLiteStore, got a value of type {type_name}."

@@ -26,7 +26,6 @@ from contextwise.decision.schema import (
     DecisionProvider,
     DecisionRequest,
     DecisionResponse,
-    DecisionUsage,
     check_answer_values,
 )
 from contextwise.errors import (
@@ -36,6 +35,7 @@ from contextwise.errors import (
     QuotaExceededError,
     RoutingConfigurationError,
 )
+from contextwise.usage import Usage
 
 CAUSE_CHAIN_DEPTH = 8
 """How many levels down the ``__cause__`` chain :func:`is_provider_unavailable` looks."""
@@ -80,7 +80,7 @@ class ChoiceOutcome:
     answer: ChoiceAnswer
     """The full validated answer, probabilities and rationale included."""
 
-    usage: DecisionUsage | None
+    usage: Usage | None
     """The tokens the decision model spent, when the provider reports them."""
 
     duration_ms: float

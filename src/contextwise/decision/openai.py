@@ -24,6 +24,7 @@ from contextwise.errors import (
     QuotaExceededError,
     RoutingConfigurationError,
 )
+from contextwise.usage import usage_from
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -224,10 +225,7 @@ class OpenAIDecisionProvider:
         raw: dict[str, Any] = {"model": completion.model or request.model, "answers": answers}
         usage = getattr(completion, "usage", None)
         if usage is not None:
-            raw["usage"] = {
-                "input_tokens": usage.prompt_tokens or 0,
-                "output_tokens": usage.completion_tokens or 0,
-            }
+            raw["usage"] = usage_from(usage, source="openai-chat")
         return coerce_response(raw, self)
 
 

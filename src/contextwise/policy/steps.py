@@ -40,6 +40,7 @@ from contextwise.policy.model import AppStep, CompressStep, ContextStep, StepKin
 from contextwise.policy.report import ChangeError, ContextChange
 from contextwise.shapes import PartEstimate, read_message, summary_message
 from contextwise.tokens import TokenCounter, check_count
+from contextwise.usage import WithUsage
 
 T = TypeVar("T")
 
@@ -509,7 +510,24 @@ def _compress_text(
     reply = yield from _call_step(step, state, context, text)
     if isinstance(reply, Candidate):
         return reply
-    summary = reply.value
+    return _spent(_text_summary(step, state, context, text, reply.value), reply.value)
+
+
+def _spent(candidate: Candidate, result: object) -> Candidate:
+    """The candidate, with what the compressor spent recorded on its change."""
+    if not isinstance(result, WithUsage) or candidate.change is None:
+        return candidate
+    update = {"usage": result.usage, "usage_model": result.model}
+    change = candidate.change.model_copy(update=update)
+    return Candidate(candidate.step, candidate.state, change, candidate.removed, candidate.edit)
+
+
+def _text_summary(
+    step: CompressStep, state: FragState, context: StepContext, text: str, summary: object
+) -> Candidate:
+    """The candidate of a text compressed to ``summary``, or the failed step."""
+    if isinstance(summary, WithUsage):
+        summary = summary.value
     params = _params(step)
     if not isinstance(summary, str):
         return _step_failed(
@@ -556,11 +574,12 @@ def _compress_messages(
     reply = yield from _call_step(step, state, context, copy.deepcopy(replaced))
     if isinstance(reply, Candidate):
         return reply
+    result = reply.value.value if isinstance(reply.value, WithUsage) else reply.value
     checked = _checked_summary(
-        step, state, _summary_message(step, reply.value, replaced[0]), replaced_chars, context
+        step, state, _summary_message(step, result, replaced[0]), replaced_chars, context
     )
     if isinstance(checked, Candidate):
-        return checked
+        return _spent(checked, reply.value)
     summary, summary_chars, summary_tokens = checked
     new_profile = Profile(
         splice(profile.sizes, start, stop, stay, [summary_chars]),
@@ -585,7 +604,8 @@ def _compress_messages(
         added_messages=1,
         added_chars=summary_chars,
     )
-    return Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
+    candidate = Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
+    return _spent(candidate, reply.value)
 
 
 def _checked_summary(

@@ -35,6 +35,11 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS contextwise_messages_by_change "
     "ON contextwise_messages (session_id, change_id, position)",
     conversations.TABLE,
+    # The usage ledger and the named states (calibrations): read and written apart from the
+    # messages, by record_usage and usage.
+    "CREATE TABLE IF NOT EXISTS contextwise_usage (session_id TEXT NOT NULL, "
+    "seq BIGINT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
+    "CREATE TABLE IF NOT EXISTS contextwise_states (name TEXT PRIMARY KEY, state TEXT NOT NULL)",
 )
 
 _COLUMNS = "item_id, position, data, chars, tokens, counter_id, created_by"
@@ -223,6 +228,47 @@ class SqlStore(abc.ABC):
         """
         with self._open(True) as tx:
             return conversations.save(tx, key, value, version, ttl)
+    # --- the usage ledger and the calibration states ------------------------------------------
+
+    def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
+        """Add a record to a session's usage ledger (JSON data), in one transaction."""
+        with self._open(True) as tx:
+            found = tx.rows(
+                "SELECT COALESCE(MAX(seq), 0) FROM contextwise_usage WHERE session_id = :s",
+                {"s": session_id},
+            )
+            tx.rows(
+                "INSERT INTO contextwise_usage (session_id, seq, record) VALUES (:s, :n, :r)",
+                {"s": session_id, "n": int(found[0][0]) + 1, "r": _json(record)},
+            )
+
+    def usage(self, session_id: str) -> list[dict[str, Any]]:
+        """Read a session's usage ledger, in the order recorded."""
+        with self._open(False) as tx:
+            rows = tx.rows(
+                "SELECT record FROM contextwise_usage WHERE session_id = :s ORDER BY seq",
+                {"s": session_id},
+            )
+        return [json.loads(row[0]) for row in rows]
+
+    def load_state(self, name: str) -> dict[str, Any] | None:
+        """Read a named state (a calibration), or ``None``."""
+        with self._open(False) as tx:
+            rows = tx.rows("SELECT state FROM contextwise_states WHERE name = :n", {"n": name})
+        return json.loads(rows[0][0]) if rows else None
+
+    def save_state(self, name: str, state: dict[str, Any]) -> None:
+        """Keep a named state (JSON data), replacing the previous one, in one transaction."""
+        with self._open(True) as tx:
+            tx.rows(
+                "INSERT INTO contextwise_states (name, state) VALUES (:n, :v) "
+                "ON CONFLICT (name) DO UPDATE SET state = excluded.state",
+                {"n": name, "v": _json(state)},
+            )
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def check_schema(tx: Transaction) -> None:
