@@ -112,7 +112,7 @@ from contextwise.provider_editing import (
     anthropic_context_management,
     openai_context_management,
 )
-from contextwise.recall import (
+from contextwise.recalling import (
     DEFAULT_RECALL_LIMIT,
     RecallPage,
     RecallSource,

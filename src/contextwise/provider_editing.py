@@ -82,7 +82,8 @@ def anthropic_context_management(
             naming each), has no token trigger (``provider_trigger_required``), or a step has
             no equivalent (``no_provider_equivalent``) or is not in the policy
             (``unknown_step``).
-        InvalidTypeError: When the policy is neither a policy nor a mapping.
+        InvalidTypeError: When the policy is neither a policy nor a mapping, or ``steps`` is not
+            a collection of ids.
 
     Examples:
         >>> from contextwise import anthropic_context_management
@@ -158,7 +159,8 @@ def openai_context_management(
         PolicyConfigurationError: As for :func:`anthropic_context_management`: a mode other
             than ``reduce``, a character limit, no token trigger, or a step with no equivalent
             (code ``no_provider_equivalent``) or not in the policy.
-        InvalidTypeError: When the policy is neither a policy nor a mapping.
+        InvalidTypeError: When the policy is neither a policy nor a mapping, or ``steps`` is not
+            a collection of ids.
 
     Examples:
         >>> from contextwise import openai_context_management

@@ -87,6 +87,7 @@ class Grouping(PolicyModel):
     results. See :func:`~contextwise.messages.group_messages`.
 
     Examples:
+        >>> from contextwise import Grouping
         >>> Grouping().kind
         'user-turn'
         >>> Grouping(kind="tool-unit").keep_task
@@ -99,14 +100,6 @@ class Grouping(PolicyModel):
     keep_task: Annotated[bool, Field(strict=True)] = True
     """With ``tool-unit``: keep the user message that starts the latest turn (the task); True by
     default. Only ``tool-unit`` can turn it off."""
-
-    @property
-    def layout(self) -> GroupingKind:
-        """The grouping that the layout engine applies: ``tool-unit`` without its task is
-        ``message``."""
-        if self.kind == "tool-unit" and not self.keep_task:
-            return "message"
-        return self.kind
 
 
 class TrimStep(PolicyModel):
@@ -258,11 +251,12 @@ class ClearStep(PolicyModel):
     The step clears nothing unless it frees at least ``min_gain_chars`` characters and
     ``min_gain_tokens`` tokens: each clearing rewrites the prompt from the first cleared result
     on, so the provider's prompt cache must be worth rebuilding. Every message it rewrites is in
-    :attr:`ContextResult.removed <contextwise.policy.ContextResult.removed>` as it was, and its
-    copy takes its place. Results of hosted tools (which the provider answers in the call's own
+    the result's :attr:`~contextwise.ContextResult.removed` as it was, and its copy takes its
+    place. Results of hosted tools (which the provider answers in the call's own
     item) and a computer's screenshots are never cleared.
 
     Examples:
+        >>> from contextwise import ClearStep
         >>> step = ClearStep.model_validate({"id": "old-results", "kind": "clear",
         ...     "fragmentId": "history", "keepRecent": 2, "excludeTools": ["recall"]})
         >>> step.keep_recent, step.exclude_tools, step.inputs
@@ -308,10 +302,11 @@ class ClipStep(PolicyModel):
     ``[clipped: {n} characters; recall("{ref}")]`` (see :data:`CLIP_MARKER`), where ``n`` is
     the number of characters cut out and ``ref`` the call's id; the marker counts in the size.
     The model can read the whole original with :func:`~contextwise.recall`. Every message it
-    rewrites is in :attr:`ContextResult.removed <contextwise.policy.ContextResult.removed>` as
-    it was, and its copy takes its place.
+    rewrites is in the result's :attr:`~contextwise.ContextResult.removed` as it was, and its
+    copy takes its place.
 
     Examples:
+        >>> from contextwise import ClipStep
         >>> ClipStep(id="huge-results", fragment_id="history", max_chars=4000).max_chars
         4000
     """
@@ -702,6 +697,14 @@ def _check_step(step: ContextStep) -> None:
                 target_chars=step.target_chars,
                 marker_chars=len(step.marker),
             )
+
+
+def layout_grouping(grouping: Grouping) -> GroupingKind:
+    """The grouping that the layout engine applies: ``tool-unit`` without its task is
+    ``message``."""
+    if grouping.kind == "tool-unit" and not grouping.keep_task:
+        return "message"
+    return grouping.kind
 
 
 def token_limits(policy: ContextPolicy) -> list[str]:

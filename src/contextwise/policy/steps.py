@@ -47,6 +47,7 @@ from contextwise.policy.model import (
     ContextStep,
     StepKind,
     TrimStep,
+    layout_grouping,
 )
 from contextwise.policy.report import ChangeError, ContextChange
 from contextwise.shapes import PartEstimate, read_message, summary_message
@@ -332,7 +333,7 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     untargeted = target_chars is None and target_tokens is None
     if not untargeted and excess_chars <= 0 and excess_tokens <= 0:
         return Candidate(step, None, None)
-    span = removable_span(messages, step.grouping.layout, step.keep_groups, profile)
+    span = removable_span(messages, layout_grouping(step.grouping), step.keep_groups, profile)
     if span is None:
         return Candidate(step, None, None)
     first, end, group_end, stay_all = span
@@ -628,7 +629,8 @@ def _compress_messages(
     messages = state.fragment.messages or ()
     profile = state.profile
     assert profile is not None
-    firsts, ends, pinned = older_groups(messages, step.grouping.layout, step.keep_groups, profile)
+    grouping = layout_grouping(step.grouping)
+    firsts, ends, pinned = older_groups(messages, grouping, step.keep_groups, profile)
     if not ends:
         return Candidate(step, None, None)
     start, stop = firsts[0], ends[-1]

@@ -3,11 +3,11 @@ took out of its context.
 
 A cleared result says ``[cleared: 48213 characters; recall("call_7")]`` and a clipped one holds
 ``[clipped: 40213 characters; recall("call_7")]``: ``call_7`` is the id of the tool call, the
-**ref**. :func:`recall` finds the original result with that ref, first in the framework's own
-history (which keeps every message: contextwise only fits what the model sees), then in the
-archive of a :class:`~contextwise.session.ContextSession`, and returns one page of its text.
-:func:`recall_tool` offers the same as a tool the model calls, in the OpenAI function format; each
-integration offers it in its framework's own form.
+**ref**. :func:`~contextwise.recall` finds the original result with that ref, first in the
+framework's own history (which keeps every message: contextwise only fits what the model sees),
+then in the archive of a :class:`~contextwise.session.ContextSession`, and returns one page of its
+text. :func:`~contextwise.recall_tool` offers the same as a tool the model calls, in the OpenAI
+function format; each integration offers it in its framework's own form.
 """
 
 from __future__ import annotations
@@ -26,16 +26,11 @@ from contextwise.shapes import read_message
 from contextwise.shapes.tools import tool_results
 
 DEFAULT_RECALL_LIMIT: Final = 8_000
-"""The most characters that one page of :func:`recall` holds, by default."""
+"""The most characters that one page of :func:`~contextwise.recall` holds, by default."""
 
 RecallSource: TypeAlias = Literal["history", "archive"]
-"""Where :func:`recall` found the original: the framework's history, or the session's
+"""Where :func:`~contextwise.recall` found the original: the framework's history, or the session's
 archive."""
-
-Messages: TypeAlias = Sequence[ChatMessage] | Callable[[], Any] | None
-"""Where :func:`recall` reads messages: a list of messages, a function (sync or async) that
-returns one, or ``None``."""
-
 
 @dataclass(frozen=True, slots=True)
 class RecallPage:
@@ -83,7 +78,7 @@ class RecallPage:
 def recall(
     ref: str,
     *,
-    history: Messages = None,
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None,
     archive: object = None,
     offset: int = 0,
     limit: int = DEFAULT_RECALL_LIMIT,
@@ -103,7 +98,7 @@ def recall(
 async def arecall(
     ref: str,
     *,
-    history: Messages = None,
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None,
     archive: object = None,
     offset: int = 0,
     limit: int = DEFAULT_RECALL_LIMIT,
@@ -148,7 +143,7 @@ async def arecall(
 
 
 def _recall(
-    ref: object, history: Messages, archive: object, offset: object, limit: object
+    ref: object, history: object, archive: object, offset: object, limit: object
 ) -> Effects[RecallPage]:
     name = _checked_ref(ref)
     start = _whole(offset, "offset", 0)
@@ -217,8 +212,8 @@ def _whole(value: object, name: str, minimum: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class RecallTool:
-    """:func:`recall` as a tool that the model calls: a name, a description, the JSON Schema of
-    its arguments, and a handler.
+    """Recall as a tool that the model calls: a name, a description, the JSON Schema of its
+    arguments, and a handler (see :func:`~contextwise.recall`).
 
     :meth:`definition` gives the tool in the OpenAI function format; :meth:`handle` (or
     :meth:`ahandle`) answers a call with the page as text. A bad call (an unknown ref, a
@@ -236,11 +231,11 @@ class RecallTool:
         [recall("call_7"): characters 0 to 5 of 18; more from offset 5]
     """
 
-    history: Messages = None
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None
     """The framework's messages, or a function (sync or async) that returns them."""
 
     archive: object = None
-    """A session, its archive, or a function that returns it; see :func:`recall`."""
+    """A session, its archive, or a function that returns it; see :func:`~contextwise.recall`."""
 
     limit: int = DEFAULT_RECALL_LIMIT
     """The most characters that one page holds; a call may ask for fewer."""
@@ -368,12 +363,12 @@ def _arguments(arguments: object) -> Mapping[str, Any]:
 
 def recall_tool(
     *,
-    history: Messages = None,
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None,
     archive: object = None,
     limit: int = DEFAULT_RECALL_LIMIT,
     name: str = "recall",
 ) -> RecallTool:
-    """Return :func:`recall` as a tool for the model, in the OpenAI function format.
+    """Return :func:`~contextwise.recall` as a tool for the model, in the OpenAI function format.
 
     Give it where the originals are: the conversation's messages (or a function that returns
     the current ones) and, with a :class:`~contextwise.session.ContextSession`, the session.
