@@ -212,3 +212,39 @@ def test_clip_keeps_every_shape_valid_and_every_result_within_its_limit(
             tail = clipped[marker_end:]
             assert original.startswith(head) and original.endswith(tail)
         assert recall(call, history=conversation.messages, limit=10_000).text == original
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=events, keep_groups=st.integers(0, 2), target=st.integers(0, 2_000))
+def test_tool_unit_trim_keeps_the_task_and_every_unit_whole(
+    shape: str, drawn: list[tuple[Any, ...]], keep_groups: int, target: int
+) -> None:
+    conversation = render(shape, drawn)
+    step = {
+        "id": "units",
+        "kind": "trim",
+        "fragment_id": "h",
+        "grouping": {"kind": "tool-unit"},
+        "keep_groups": keep_groups,
+        "target_chars": target,
+    }
+    result = process_context(_policy(step), [Fragment("h", messages=conversation.messages)])
+    output = list(result.fragments[0].messages or ())
+
+    assert_valid(shape, output)
+    _check_ledger(conversation, output, result)
+    kept = {id(message) for message in output}
+    assert all(any(message is original for original in conversation.messages) for message in output)
+    if any(conversation.user_turn):
+        assert id(conversation.messages[conversation.latest_turn()]) in kept
+    owner = {call: i for i, calls in enumerate(conversation.calls) for call in calls}
+    for index, message in enumerate(conversation.messages):
+        if id(message) not in kept:
+            continue
+        for result_id in conversation.results[index]:
+            assert id(conversation.messages[owner[result_id]]) in kept
+        for call in conversation.calls[index]:
+            for other, results in enumerate(conversation.results):
+                if call in results:
+                    assert id(conversation.messages[other]) in kept

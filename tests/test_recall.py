@@ -114,6 +114,12 @@ def test_a_bad_recall_is_a_coded_translated_error(
     assert_translated(caught.value)  # type: ignore[arg-type]
 
 
+def test_a_source_that_is_not_a_list_is_a_coded_error_naming_it() -> None:
+    with pytest.raises(InvalidTypeError) as caught:
+        recall("call_9", history=history(), archive=lambda: "not a list")
+    assert caught.value.code == "not_a_message_list" and caught.value.params["name"] == "archive"
+
+
 def test_the_tool_is_an_openai_function_whose_handler_answers_in_pages() -> None:
     tool = recall_tool(history=history, limit=10_000)
     definition = tool.definition()

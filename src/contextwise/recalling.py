@@ -129,8 +129,8 @@ async def arecall(
         InvalidValueError: When no original has that ref (code ``unknown_recall_ref``), the
             offset is negative (``negative_size``) or the limit is below 1
             (``invalid_recall_limit``).
-        InvalidTypeError: When the ref is not a string, or the offset or the limit is not a
-            whole number.
+        InvalidTypeError: When the ref is not a string, the offset or the limit is not a whole
+            number, or ``history`` or ``archive`` gives something other than a list.
 
     Examples:
         >>> import asyncio
@@ -148,11 +148,11 @@ def _recall(
     name = _checked_ref(ref)
     start = _whole(offset, "offset", 0)
     size = _whole(limit, "limit", 1)
-    messages = yield from _read(history)
+    messages = yield from _read(history, "history")
     text = original_text(name, messages)
     source: RecallSource = "history"
     if text is None:
-        archived = yield from _read(_archive_source(archive))
+        archived = yield from _read(_archive_source(archive), "archive")
         text = original_text(name, [getattr(item, "message", item) for item in archived])
         source = "archive"
     if text is None:
@@ -176,15 +176,14 @@ def original_text(ref: str, messages: Sequence[ChatMessage]) -> str | None:
     return None
 
 
-def _read(source: object) -> Effects[Sequence[Any]]:
+def _read(source: object, name: str) -> Effects[Sequence[Any]]:
+    """The messages of a source: a list, or what a function (sync or async) returns."""
     if source is None:
         return []
     if callable(source):
         source = yield from call(source)
     if not isinstance(source, list | tuple):
-        raise InvalidTypeError(
-            "not_a_message_list", name="history", type_name=type(source).__name__
-        )
+        raise InvalidTypeError("not_a_message_list", name=name, type_name=type(source).__name__)
     return source
 
 

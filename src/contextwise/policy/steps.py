@@ -50,7 +50,7 @@ from contextwise.policy.model import (
     layout_grouping,
 )
 from contextwise.policy.report import ChangeError, ContextChange
-from contextwise.shapes import PartEstimate, read_message, summary_message
+from contextwise.shapes import MessageFacts, PartEstimate, read_message, summary_message
 from contextwise.tokens import TokenCounter, check_count
 
 T = TypeVar("T")
@@ -433,36 +433,45 @@ def _clear_or_clip(step: ClearStep | ClipStep, state: FragState, measure: Measur
         rewrite = plan_clip(step, messages, facts, counter)
     if rewrite is None:
         return Candidate(step, None, None)
-    return _rewritten(step, state, measure, rewrite)
+    return _rewritten(step, state, measure, rewrite, facts)
 
 
 def _rewritten(
-    step: ClearStep | ClipStep, state: FragState, measure: Measure, rewrite: Rewrite
+    step: ClearStep | ClipStep,
+    state: FragState,
+    measure: Measure,
+    rewrite: Rewrite,
+    facts: list[MessageFacts],
 ) -> Candidate:
-    """The candidate of a rewrite: copies measured, the others keep their sizes."""
+    """The candidate of a rewrite: copies measured (and read, for the next step), the others
+    keep their sizes."""
     copies = [
         message
         for message, index in zip(rewrite.messages, rewrite.source, strict=True)
         if index is None
     ]
     measured = measure.profile(copies)
+    copy_facts = measured.facts or read_all(copies, measure.part_estimate, measure.opaque)
     copy_tokens = measure.message_tokens(copies)
     old_profile = state.profile
     assert old_profile is not None
     sizes: list[int] = []
     roles: list[object] = []
+    new_facts: list[MessageFacts] = []
     tokens: list[int] | None = None if copy_tokens is None else []
     copy_number = 0
     for index in rewrite.source:
         if index is None:
             sizes.append(measured.sizes[copy_number])
             roles.append(measured.roles[copy_number])
+            new_facts.append(copy_facts[copy_number])
             if tokens is not None and copy_tokens is not None:
                 tokens.append(copy_tokens[copy_number])
             copy_number += 1
         else:
             sizes.append(old_profile.sizes[index])
             roles.append(old_profile.roles[index])
+            new_facts.append(facts[index])
             if tokens is not None and state.token_sizes is not None:
                 tokens.append(state.token_sizes[index])
     removed_chars = sum(old_profile.sizes[index] for index in rewrite.removed)
@@ -471,6 +480,8 @@ def _rewritten(
     new_tokens = None if tokens is None else sum(tokens)
     if isinstance(step, ClearStep) and not _worth_it(step, state, chars, new_tokens):
         return Candidate(step, None, None)
+    profile = Profile(sizes, roles, False)
+    profile.facts = new_facts
     new_state, change = _changed(
         step,
         step.kind,
@@ -478,7 +489,7 @@ def _rewritten(
         Fragment(state.fragment.id, messages=rewrite.messages),
         chars,
         new_tokens,
-        profile=Profile(sizes, roles, False),
+        profile=profile,
         token_sizes=tokens,
         removed_messages=len(rewrite.removed),
         removed_chars=removed_chars,
