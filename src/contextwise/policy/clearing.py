@@ -254,12 +254,19 @@ def clip_text(
 
     if fits(text):
         return None
-    low, high = 0, length - 1
+    clipped = cut(longest_fit(lambda keep: fits(cut(keep)), length - 1))
+    return clipped if len(clipped) < length else None
+
+
+def longest_fit(fits: Callable[[int], bool], high: int) -> int:
+    """The largest number of characters to keep, from 0 to ``high``, whose cut text fits (0 when
+    none does): a binary search, since a longer cut never fits better. A text trim and a clip
+    both cut this way."""
+    low = 0
     while low < high:
         middle = (low + high + 1) // 2
-        if fits(cut(middle)):
+        if fits(middle):
             low = middle
         else:
             high = middle - 1
-    clipped = cut(low)
-    return clipped if len(clipped) < length else None
+    return low

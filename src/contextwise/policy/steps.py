@@ -37,7 +37,7 @@ from contextwise.messages import (
     tool_call_ids,
     tool_result_ids,
 )
-from contextwise.policy.clearing import Rewrite, plan_clear, plan_clip
+from contextwise.policy.clearing import Rewrite, longest_fit, plan_clear, plan_clip
 from contextwise.policy.fragments import Fragment, RemovedItem
 from contextwise.policy.model import (
     AppStep,
@@ -388,13 +388,7 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
         high = min(high, target_chars - len(marker))
     high = max(high, 0)
     if target_tokens is not None and measure.counter is not None:
-        low = 0
-        while low < high:
-            middle = (low + high + 1) // 2
-            if fits(cut(middle)):
-                low = middle
-            else:
-                high = middle - 1
+        high = longest_fit(lambda keep: fits(cut(keep)), high)
     keep = high
     new_text = cut(keep)
     if len(new_text) >= length:
