@@ -256,6 +256,11 @@ class InvalidValueError(ContextwiseError, ValueError):
         "invalid_part_estimate": N_(
             "The part estimate's {field} must be a finite number of zero or more, got {value}."
         ),
+        "unknown_recall_ref": N_(
+            "Nothing named '{ref}' can be recalled: no original tool result with that call id "
+            "is in the history or the archive."
+        ),
+        "invalid_recall_limit": N_("limit must be a whole number of 1 or more, got {value}."),
         # The field-validation codes: every error raised for a malformed policy file, model spec,
         # question or decision response, whatever its class, uses one of these.
         "unknown_key": N_("{field} is not a known key; the known keys here are {known}."),
@@ -955,6 +960,35 @@ class PolicyConfigurationError(InvalidValueError):
             "The policy file '{path}' has the suffix '{suffix}'; use .json or .toml."
         ),
         "invalid_toml": N_("The policy text is not valid TOML."),
+        "keep_task_without_tool_unit": N_(
+            "The step '{step_id}' turns keep_task off, which only the 'tool-unit' grouping "
+            "takes; its grouping is '{grouping}'."
+        ),
+        "clip_without_limit": N_(
+            "The step '{step_id}' clips tool results, so it needs max_chars or max_tokens."
+        ),
+        "unknown_step": N_(
+            "The step '{step_id}' is not a step of the policy; its steps are {step_ids}."
+        ),
+        "provider_editing_mode": N_(
+            "Only a policy in 'reduce' mode maps to the context editing of {provider}; this one "
+            "is in '{mode}' mode."
+        ),
+        "provider_char_limits": NP_(
+            "The limit {limits} counts characters, but {provider} counts input tokens: give "
+            "the policy token limits instead.",
+            "The limits {limits} count characters, but {provider} counts input tokens: give "
+            "the policy token limits instead.",
+            "count",
+        ),
+        "provider_trigger_required": N_(
+            "The context editing of {provider} needs a token trigger: set trigger_tokens or "
+            "target_input_tokens."
+        ),
+        "no_provider_equivalent": N_(
+            "The step '{step_id}' ({kind}) has no equivalent in the context editing of "
+            "{provider}: run it with contextwise, and leave it out of steps=."
+        ),
         "unreadable_file": N_("The file '{path}' cannot be read."),
     }
 
