@@ -32,6 +32,7 @@ from xml.sax.saxutils import escape
 
 from babel.numbers import format_decimal
 
+from tools import generated
 from tools.docs import site_labels
 from tools.i18n import languages
 
@@ -436,18 +437,13 @@ def main(argv: list[str] | None = None) -> int:
     check = "--check" in args
     paths = [Path(arg) for arg in args[1:] if arg != "--check"]
     results = parse((paths[0] if paths else RESULTS).read_text(encoding="utf-8"))
-    stale = []
-    for path, content in generate(results).items():
-        if path.is_file() and path.read_text(encoding="utf-8") == content:
-            continue
-        stale.append(path)
-        if not check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
+    changed = generated.sync(generate(results), check=check)
+    for path in changed:
+        if check:
+            print(f"stale: {path.relative_to(ROOT)} (run make perf-page, or perf_page.py render)")
+        else:
             print(f"written: {path.relative_to(ROOT)}")
-    for path in stale if check else []:
-        print(f"stale: {path.relative_to(ROOT)} (run make perf-page, or perf_page.py render)")
-    return 1 if check and stale else 0
+    return 1 if check and changed else 0
 
 
 if __name__ == "__main__":
