@@ -11,6 +11,8 @@ receives are captured. Every row uses the same limit (120,000 characters) and ta
   same scripted summarizer as contextwise;
 - ``ContextSession``: contextwise's session, which stores its reductions;
 - the three contextwise integrations, remembering their reductions per conversation;
+- ``ContextSession, clear+trim``: a session whose policy clears the older tool results (the
+  model can recall them) and then trims whole tool units, keeping the current turn's task;
 - the append-only floor: the whole history at every call, over the limit (what caching alone
   costs per sent token).
 
@@ -27,7 +29,8 @@ input per sent token, and the summarizer calls.
 
 Goals (Anthropic pricing): each integration's total billed input at most 1.05 x
 ``ContextSession``'s and at most 0.60 x ``trim_messages``'; a cache-hit share of at least 90 %;
-fewer summarizer calls than ``SummarizationMiddleware``. Exit status 0 when every goal is met,
+fewer summarizer calls than ``SummarizationMiddleware``; the clear-then-trim row never above the
+limit, with the current task in every prompt. Exit status 0 when every goal is met,
 2 otherwise. The run is deterministic: tests/test_bench_cost.py asserts the same figures.
 
     python benchmarks/bench_cost.py
@@ -108,6 +111,8 @@ class Ledger:
     openai_cached: int = 0
     summarizer_calls: int = 0
     summarizer_tokens: int = 0
+    kept_task: bool = True
+    """Whether every prompt held the current turn's task (the clear-then-trim row checks it)."""
     _breakpoints: set[bytes] = field(default_factory=set)
 
     def prompt(self, keys: Sequence[tuple[str, int]]) -> None:
@@ -530,6 +535,42 @@ def run_session(turns: list[Turn]) -> Ledger:
     return ledger
 
 
+def clear_then_trim_policy() -> dict[str, Any]:
+    """Clear the older tool results (the model can recall them), then trim whole tool units,
+    keeping the current turn's task."""
+    return {
+        "mode": "reduce",
+        "trigger_chars": LIMIT,
+        "target_input_chars": TARGET,
+        "steps": [
+            {"id": "clear", "kind": "clear", "fragment_id": "history", "keep_recent": 3},
+            {
+                "id": "trim",
+                "kind": "trim",
+                "fragment_id": "history",
+                "grouping": {"kind": "tool-unit", "keep_task": True},
+                "target_chars": TARGET,
+            },
+        ],
+    }
+
+
+def run_clear_then_trim(turns: list[Turn]) -> Ledger:
+    """ContextSession with the clear-then-trim policy; every prompt keeps the current task."""
+    from contextwise import ContextSession, MemoryStore
+
+    ledger = Ledger("ContextSession, clear+trim")
+    session = ContextSession(clear_then_trim_policy(), MemoryStore(), "cost")
+    task = ""
+    for new in chat_calls(turns):
+        task = next((m["content"] for m in new if m["role"] == "user"), task)
+        session.add(new)
+        sent = session.context().fragment("history").messages or ()
+        ledger.kept_task = ledger.kept_task and any(m.get("content") == task for m in sent)
+        ledger.prompt(_chat_keys(sent))
+    return ledger
+
+
 def run_floor(turns: list[Turn]) -> Ledger:
     ledger = Ledger("append-only floor")
     history: list[dict[str, Any]] = []
@@ -548,6 +589,7 @@ ROWS: tuple[Callable[[list[Turn]], Ledger], ...] = (
     run_langchain_middleware,
     run_pydantic_ai,
     run_openai_agents,
+    run_clear_then_trim,
     run_floor,
 )
 INTEGRATIONS = ("ContextPolicyMiddleware", "ContextPolicyCapability", "PolicySession")
@@ -565,7 +607,15 @@ def goals(ledgers: dict[str, Ledger]) -> list[tuple[str, bool]]:
     session = ledgers["ContextSession"]
     trim = ledgers["trim_messages"]
     summarization = ledgers["SummarizationMiddleware"]
-    found: list[tuple[str, bool]] = []
+    cleared = ledgers["ContextSession, clear+trim"]
+    limit = tokens(LIMIT + len(SYSTEM)) + 200
+    found: list[tuple[str, bool]] = [
+        (
+            f"clear+trim: never above the limit ({cleared.max_prompt:,} <= {limit:,} tokens)",
+            cleared.max_prompt <= limit,
+        ),
+        ("clear+trim: every prompt keeps the current task", cleared.kept_task),
+    ]
     for name in INTEGRATIONS:
         row = ledgers[name]
         found += [

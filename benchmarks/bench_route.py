@@ -23,11 +23,11 @@ from contextwise import (
     Decision,
     DecisionRequest,
     DecisionResponse,
-    DecisionUsage,
     ModelRouter,
     ModelRouting,
     ModelSpec,
     RoutingContext,
+    Usage,
 )
 
 GOAL_US = 50.0
@@ -43,7 +43,7 @@ DECISION = Decision(questions={"model": QUESTION})
 RESPONSE = DecisionResponse(
     model="router-mini",
     answers={"model": ChoiceAnswer(choice="deep", confidence=0.93)},
-    usage=DecisionUsage(input_tokens=900, output_tokens=12),
+    usage=Usage(input_tokens=900, output_tokens=12),
 )
 RESPONSE_DICT: dict[str, Any] = {
     "model": "router-mini",

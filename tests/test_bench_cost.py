@@ -31,6 +31,8 @@ def test_every_row_runs_the_same_conversation_under_the_same_limit(
     for name, ledger in ledgers.items():
         if name != "append-only floor":
             assert ledger.max_prompt <= limit_tokens, name
+    # The clear-then-trim row (tool loops) keeps the current task in every prompt.
+    assert ledgers["ContextSession, clear+trim"].kept_task
     floor = ledgers["append-only floor"]
     assert floor.max_prompt > 3 * limit_tokens  # the conversation is far above the limit
     # The integrations pay per sent token about what ContextSession pays, and summarize as often.

@@ -26,12 +26,12 @@ from contextwise import (
     DecisionResponse,
     DecisionResponseError,
     DecisionTimeoutError,
-    DecisionUsage,
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
     TextAnswer,
     TextQuestion,
+    Usage,
     adecide_choice,
     check_json_state,
     decide_choice,
@@ -154,7 +154,7 @@ def test_decision_response_validates_from_a_dict_and_round_trips() -> None:
     )
     assert isinstance(response.answers["model"], ChoiceAnswer)
     assert isinstance(response.answers["goal"], TextAnswer)
-    assert response.usage == DecisionUsage(input_tokens=120, output_tokens=8)
+    assert response.usage == Usage(input_tokens=120, output_tokens=8)
     assert response.usage.total_tokens == 128
     assert DecisionResponse.model_validate_json(response.model_dump_json()) == response
 
@@ -191,7 +191,7 @@ async def test_decide_choice_sends_one_question_and_validates_the_answer() -> No
     outcome = await _decide(provider)
     assert (outcome.choice, outcome.confidence, outcome.reason) == ("deep", 0.9, "selected")
     assert outcome.accepted
-    assert outcome.usage == DecisionUsage(input_tokens=10, output_tokens=2)
+    assert outcome.usage == Usage(input_tokens=10, output_tokens=2)
     assert outcome.response_model == "router-mini-2025"
     assert outcome.duration_ms >= 0.0
     [request] = provider.requests

@@ -67,3 +67,26 @@ def test_a_layer_that_imports_upwards_or_a_cycle_breaks_a_contract(tmp_path: Pat
     result = _run(config, tmp_path, tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "0 kept, 2 broken" in result.stdout
+
+
+def test_ruff_refuses_long_complex_functions_and_private_names(tmp_path: Path) -> None:
+    branches = "\n".join(f"    if value == {n}:\n        return {n}" for n in range(14))
+    statements = "\n".join(f"    total += {n}" for n in range(52))
+    source = tmp_path / "module.py"
+    source.write_text(
+        "from contextwise._effects import _in_thread\n\n\n"
+        f"def tangled(value: int) -> int:\n{branches}\n    return -1\n\n\n"
+        f"def long(total: int) -> int:\n{statements}\n    return total\n",
+        encoding="utf-8",
+    )
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    assert ruff is not None
+    result = subprocess.run(
+        [ruff, "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(source)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    for code in ("C901", "PLR0915", "PLC2701"):
+        assert code in result.stdout, result.stdout

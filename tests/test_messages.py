@@ -352,7 +352,10 @@ def test_unknown_grouping_is_a_value_error() -> None:
     with pytest.raises(InvalidValueError) as caught:
         group_messages([user("x")], "turn")  # type: ignore[arg-type]
     assert caught.value.code == "unknown_grouping"
-    assert caught.value.params == {"grouping": "turn", "supported": ["user-turn", "message"]}
+    assert caught.value.params == {
+        "grouping": "turn",
+        "supported": ["user-turn", "message", "tool-unit"],
+    }
     assert_translated(caught.value)
 
 
@@ -371,7 +374,7 @@ def _unit_of(history: list[dict[str, Any]]) -> list[tuple[int, int]]:
     return pairs
 
 
-@given(histories, st.sampled_from(["user-turn", "message"]))
+@given(histories, st.sampled_from(["user-turn", "message", "tool-unit"]))
 def test_groups_cover_every_message_once_and_never_split_a_tool_unit(
     history: list[dict[str, Any]], grouping: Any
 ) -> None:

@@ -24,13 +24,13 @@ from contextwise import (
     DecisionRequest,
     DecisionResponseError,
     DecisionTimeoutError,
-    DecisionUsage,
     ModelRouter,
     OpenAIDecisionProvider,
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
     RoutingEvent,
+    Usage,
 )
 from support.errors import assert_translated
 from support.routing import DECISION, context, make_routing
@@ -150,7 +150,7 @@ async def test_a_structured_answer_is_parsed(endpoint: FakeEndpoint) -> None:
     assert (answer.choice, answer.confidence) == ("deep", 0.91)  # type: ignore[union-attr]
     assert answer.rationale == "The test fails with a stack trace."
     assert response.model == "router-mini-2025"
-    assert response.usage == DecisionUsage(input_tokens=50, output_tokens=7)
+    assert response.usage == Usage(input_tokens=50, output_tokens=7)
     assert endpoint.paths == ["/v1/chat/completions"]
     [sent] = endpoint.requests
     assert sent["model"] == "router-mini"
@@ -189,7 +189,7 @@ async def test_the_router_routes_with_the_real_client(endpoint: FakeEndpoint) ->
     outcome = await ModelRouter(make_routing(provider), on_event=events.append).aroute(context())
     await provider.client.close()
     assert (outcome.choice, outcome.reason, outcome.confidence) == ("deep", "selected", 0.97)
-    assert outcome.usage == DecisionUsage(input_tokens=50, output_tokens=7)
+    assert outcome.usage == Usage(input_tokens=50, output_tokens=7)
     assert [event.kind for event in events] == ["started", "finished", "route"]
     assert json.loads(endpoint.requests[0]["messages"][1]["content"])["state"]["step"] == 1
 

@@ -56,9 +56,13 @@ def test_every_public_module_has_a_page_in_every_language() -> None:
     assert documented == public
     standalone = {page.namespace: page.names for page in pages if page.namespace != "contextwise"}
     assert standalone == {
-        "contextwise.integrations.langchain": ["ContextPolicyMiddleware"],
-        "contextwise.integrations.openai_agents": ["PolicySession"],
-        "contextwise.integrations.pydantic_ai": ["ContextPolicyCapability", "history_processor"],
+        "contextwise.integrations.langchain": ["ContextPolicyMiddleware", "recall_tool"],
+        "contextwise.integrations.openai_agents": ["PolicySession", "recall_tool"],
+        "contextwise.integrations.pydantic_ai": [
+            "ContextPolicyCapability",
+            "history_processor",
+            "recall_tool",
+        ],
     }
     for language in LANGUAGES:
         folder = ROOT / "docs" / language / "reference"

@@ -24,7 +24,6 @@ from contextwise import (
     DecisionResponseError,
     DecisionStartedEvent,
     DecisionTimeoutError,
-    DecisionUsage,
     Effort,
     ModelRouter,
     ModelRouting,
@@ -36,6 +35,7 @@ from contextwise import (
     RoutingConfigurationError,
     RoutingContext,
     RoutingEvent,
+    Usage,
     default_state,
 )
 from support.errors import assert_translated
@@ -697,7 +697,7 @@ async def test_events_carry_durations_usage_and_the_choice(recorder: Recorder) -
     )
     assert isinstance(finished, DecisionFinishedEvent)
     assert (finished.choice, finished.confidence) == ("deep", 0.93)
-    assert finished.usage == DecisionUsage(input_tokens=321, output_tokens=9)
+    assert finished.usage == Usage(input_tokens=321, output_tokens=9)
     assert finished.duration_ms >= 0.0
     assert isinstance(route, RouteEvent)
     assert (route.choice, route.model, route.reason, route.confidence) == (

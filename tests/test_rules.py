@@ -31,7 +31,10 @@ TOOLS = [{"type": "function", "function": {"name": "run_tests"}}]
 
 
 def long_messages(chars: int) -> list[dict[str, str]]:
-    return [{"role": "user", "content": "x" * chars}]
+    """A message of ``chars`` characters whose estimate is a quarter of them, rounded up: words
+    of three letters after a space, each one token."""
+    whole, rest = divmod(chars, 4)
+    return [{"role": "user", "content": " abc" * whole + (" " + "a" * (rest - 1) if rest else "")}]
 
 
 def make_router(**options: object) -> RuleRouter:

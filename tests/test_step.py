@@ -22,6 +22,7 @@ from contextwise import (
     RoutingConfigurationError,
     RoutingEvent,
     aprepare_step,
+    estimate_tokens,
     model_budget,
     prepare_step,
 )
@@ -92,10 +93,18 @@ def _router(provider: ScriptedRouter, events: list[RoutingEvent] | None = None) 
     return ModelRouter(routing, on_event=None if events is None else events.append)
 
 
+def _text(prefix: str, tokens: int) -> str:
+    """A text of exactly ``tokens`` estimated tokens: the prefix, then one-token words."""
+    text = prefix
+    while estimate_tokens(text) < tokens:
+        text += " u"
+    assert estimate_tokens(text) == tokens
+    return text
+
+
 def _conversation_model(model: ModelSpec, step: int) -> dict[str, Any]:
-    """The harness's fake conversation model: a 2000-character answer (500 estimated tokens)."""
-    prefix = f"[{model.name} step {step}] "
-    return {"role": "assistant", "content": prefix + "a" * (2000 - len(prefix))}
+    """The harness's fake conversation model: an answer of 500 estimated tokens."""
+    return {"role": "assistant", "content": _text(f"[{model.name} step {step}]", 500)}
 
 
 async def test_a_ten_step_harness_loop() -> None:
@@ -120,7 +129,7 @@ async def test_a_ten_step_harness_loop() -> None:
     active: str | None = None
     trace = []
     for step in range(1, 11):
-        question = {"role": "user", "content": f"Step {step}: " + "u" * 790}
+        question = {"role": "user", "content": _text(f"Step {step}:", 200)}
         history.append(question)
         produced.append(question)
         prepared = await aprepare_step(
@@ -200,7 +209,7 @@ async def test_text_fragments_count_in_the_plan_but_not_in_the_messages() -> Non
     prepared = await aprepare_step(
         TRIM,
         [
-            Fragment("notes", text="n" * 400),
+            Fragment("notes", text=_text("Notes:", 100)),
             Fragment("history", messages=[SYSTEM, {"role": "user", "content": "Hi"}]),
         ],
         router=_router(provider),

@@ -238,12 +238,13 @@ def group_bounds(
 
     Args:
         items: The messages, already checked to be a list or a tuple.
-        grouping: ``"user-turn"`` or ``"message"``.
+        grouping: ``"user-turn"``, ``"message"`` or ``"tool-unit"`` (the groups of ``message``,
+            with the task, the user message that starts the latest turn, pinned).
         profile: The messages' sizes and roles, from :func:`profile_messages`.
 
     Returns:
         The start of each group, whether each group is pinned, and the sorted indices of the
-        pinned (system and developer) messages.
+        pinned messages (system and developer messages, and the task with ``tool-unit``).
     """
     count = len(items)
     roles = profile.roles
@@ -265,6 +266,10 @@ def group_bounds(
             pinned_groups.append(pinned_list[:stop] == list(range(stop)))
         pinned_groups.extend([False] * (len(starts) - len(pinned_groups)))
         return starts, pinned_groups, pinned_list
+    if grouping == "tool-unit":
+        task = task_index(roles, attached)
+        if task is not None and task not in pinned_list:
+            pinned_list = sorted([*pinned_list, task])
     pinned = set(pinned_list)
     if attached is None:
         starts = list(range(count))
@@ -277,6 +282,15 @@ def group_bounds(
             starts.append(index)
     pinned_groups.append(all(i in pinned for i in range(starts[-1], count)))
     return starts, pinned_groups, pinned_list
+
+
+def task_index(roles: list[object], attached: list[bool] | None) -> int | None:
+    """The index of the task: the last user message that starts a turn (one that is not inside
+    a tool unit), or ``None`` when there is none."""
+    for index in range(len(roles) - 1, -1, -1):
+        if roles[index] == "user" and (attached is None or not attached[index]):
+            return index
+    return None
 
 
 def attachments(items: Sequence[Message]) -> list[bool]:

@@ -32,6 +32,8 @@ from contextwise._translation import short_text
 from contextwise.errors import ContextwiseError, InvalidTypeError, PolicyConfigurationError
 from contextwise.i18n import N_, SUPPORTED_LOCALES, Locale, Message, normalize_locale, translate
 from contextwise.policy import (
+    ClearStep,
+    ClipStep,
     ContextPolicy,
     ContextProcessingReport,
     Fragment,
@@ -378,6 +380,10 @@ def _is_fragment(item: object) -> bool:
     return isinstance(item, dict) and "id" in item and ("messages" in item or "text" in item)
 
 
+_RUNNABLE = (TrimStep, ClearStep, ClipStep)
+"""The steps that need nothing from the application, which the command runs."""
+
+
 def runnable(policy: ContextPolicy) -> tuple[ContextPolicy, list[str]]:
     """The policy in ``audit`` mode with only the steps the command can run, and those it skips.
 
@@ -391,8 +397,8 @@ def runnable(policy: ContextPolicy) -> tuple[ContextPolicy, list[str]]:
     Returns:
         The policy to run, and the ids of the skipped steps.
     """
-    kept = [step for step in policy.steps if isinstance(step, TrimStep)]
-    skipped = [step.id for step in policy.steps if not isinstance(step, TrimStep)]
+    kept = [step for step in policy.steps if isinstance(step, _RUNNABLE)]
+    skipped = [step.id for step in policy.steps if not isinstance(step, _RUNNABLE)]
     selection: dict[str, Any] = policy.selection.model_dump()
     if selection["mode"] == "fixed":
         ids = [step_id for step_id in selection["steps"] if step_id not in skipped]

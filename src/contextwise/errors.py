@@ -229,6 +229,13 @@ class InvalidValueError(ContextwiseError, ValueError):
             "{field} holds a NUL character or a lone surrogate, which a session store cannot "
             "keep: {value}."
         ),
+        "invalid_state_name": N_(
+            "A state's name must be a non-blank string of at most {limit} characters without NUL "
+            "characters or lone surrogates, got {value}."
+        ),
+        "store_value_not_json": N_(
+            "The value of {field} cannot be stored, because JSON cannot encode it: {reason}."
+        ),
         "idempotency_key_reused": N_(
             "The idempotency key '{key}' of session '{session_id}' was already used to add other "
             "messages; a retry must send the same messages, and another add needs another key."
@@ -281,9 +288,26 @@ class InvalidValueError(ContextwiseError, ValueError):
             "Message {index} has the type {type}, which is neither a role-based message nor a "
             "Responses item type that contextwise knows."
         ),
+        "invalid_price": N_("A price must be a finite number of zero or more, got {value}."),
+        "unknown_model_price": N_(
+            "genai-prices has no price for the model '{model}'{provider}; give its prices with "
+            "ModelSpec(prices=...) or cost(..., prices=...)."
+        ),
+        "invalid_calibration_state": N_(
+            "The calibration state cannot be used: {reason}."
+        ),
+        "inconsistent_usage": N_(
+            "The usage is inconsistent: {part} is {part_value}, more than {whole}, which is "
+            "{whole_value}."
+        ),
         "invalid_part_estimate": N_(
             "The part estimate's {field} must be a finite number of zero or more, got {value}."
         ),
+        "unknown_recall_ref": N_(
+            "Nothing named '{ref}' can be recalled: no original tool result with that call id "
+            "is in the history or the archive."
+        ),
+        "invalid_recall_limit": N_("limit must be a whole number of 1 or more, got {value}."),
         # The field-validation codes: every error raised for a malformed policy file, model spec,
         # question or decision response, whatever its class, uses one of these.
         "unknown_key": N_("{field} is not a known key; the known keys here are {known}."),
@@ -397,6 +421,16 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "unsupported_message_object": N_(
             "The message at index {index} is a {type_name}; a session stores dicts that JSON can "
             "encode, LangChain messages and pydantic-ai messages."
+        ),
+        "invalid_request": N_(
+            "A request must be a mapping of the provider call's arguments, a list of messages or "
+            "a text, got a value of type {type_name}."
+        ),
+        "not_a_usage": N_("usage must be a Usage, got a value of type {type_name}."),
+        "unknown_usage_shape": N_(
+            "A value of type {type_name} holds no usage that contextwise can read: pass a "
+            "response or its usage from OpenAI, Anthropic, Gemini, LangChain, pydantic-ai or the "
+            "OpenAI Agents SDK, or a dict of the same shape."
         ),
         "invalid_session_store": N_(
             "store must be a session store such as SQLiteStore, got a value of type {type_name}."
@@ -986,6 +1020,35 @@ class PolicyConfigurationError(InvalidValueError):
             "The policy file '{path}' has the suffix '{suffix}'; use .json or .toml."
         ),
         "invalid_toml": N_("The policy text is not valid TOML."),
+        "keep_task_without_tool_unit": N_(
+            "The step '{step_id}' turns keep_task off, which only the 'tool-unit' grouping "
+            "takes; its grouping is '{grouping}'."
+        ),
+        "clip_without_limit": N_(
+            "The step '{step_id}' clips tool results, so it needs max_chars or max_tokens."
+        ),
+        "unknown_step": N_(
+            "The step '{step_id}' is not a step of the policy; its steps are {step_ids}."
+        ),
+        "provider_editing_mode": N_(
+            "Only a policy in 'reduce' mode maps to the context editing of {provider}; this one "
+            "is in '{mode}' mode."
+        ),
+        "provider_char_limits": NP_(
+            "The limit {limits} counts characters, but {provider} counts input tokens: give "
+            "the policy token limits instead.",
+            "The limits {limits} count characters, but {provider} counts input tokens: give "
+            "the policy token limits instead.",
+            "count",
+        ),
+        "provider_trigger_required": N_(
+            "The context editing of {provider} needs a token trigger: set trigger_tokens or "
+            "target_input_tokens."
+        ),
+        "no_provider_equivalent": N_(
+            "The step '{step_id}' ({kind}) has no equivalent in the context editing of "
+            "{provider}: run it with contextwise, and leave it out of steps=."
+        ),
         "unreadable_file": N_("The file '{path}' cannot be read."),
         "not_a_regular_file": N_(
             "The path '{path}' is not a regular file; only regular files are read."

@@ -38,10 +38,11 @@ ChatMessage: TypeAlias = Any
 """A message in any supported shape: a mapping (OpenAI Chat, Anthropic, OpenAI Responses item,
 Gemini content) or a LangChain or pydantic-ai message object."""
 
-GroupingKind: TypeAlias = Literal["user-turn", "message"]
-"""How messages are grouped: by user turn, or each message (or tool unit) on its own."""
+GroupingKind: TypeAlias = Literal["user-turn", "message", "tool-unit"]
+"""How messages are grouped: by user turn; each message (or tool unit) on its own; or each
+message (or tool unit) on its own with the task kept."""
 
-GROUPINGS: Final[tuple[GroupingKind, ...]] = ("user-turn", "message")
+GROUPINGS: Final[tuple[GroupingKind, ...]] = ("user-turn", "message", "tool-unit")
 """The supported groupings."""
 
 
@@ -240,7 +241,8 @@ class MessageGroup:
     """The characters of the group's messages, measured by :func:`message_chars`."""
 
     pinned: bool
-    """Whether trimming keeps the group: a group made only of system and developer messages."""
+    """Whether trimming keeps the group: a group made only of system and developer messages (or
+    the task, with the ``tool-unit`` grouping)."""
 
     messages: tuple[ChatMessage, ...]
     """The group's messages, the same objects as in the list."""
@@ -263,12 +265,16 @@ def group_messages(
     item before it) forms one group. A group made only of system and developer messages is
     pinned.
 
-    In both groupings a system or developer message inside an unpinned group is still pinned:
+    With ``tool-unit``, the groups are those of ``message``, and the task is pinned: the user
+    message that starts the latest turn (the last user message that is not inside a tool unit).
+    Trimming a long tool loop then removes its older tool units, never what the user asked.
+
+    In every grouping a system or developer message inside an unpinned group is still pinned:
     trimming removes the group's other messages and keeps it in place.
 
     Args:
         messages: The conversation, in any supported shapes.
-        grouping: ``"user-turn"`` (the default) or ``"message"``.
+        grouping: ``"user-turn"`` (the default), ``"message"`` or ``"tool-unit"``.
 
     Returns:
         The groups, in order; together they cover every message exactly once.
@@ -292,6 +298,8 @@ def group_messages(
         [(0, 1, True), (1, 5, False), (5, 6, False)]
         >>> [(g.start, g.stop) for g in group_messages(history, "message")]
         [(0, 1), (1, 2), (2, 4), (4, 5), (5, 6)]
+        >>> [(g.start, g.pinned) for g in group_messages(history, "tool-unit")]
+        [(0, True), (1, False), (2, False), (4, False), (5, True)]
     """
     layout = layout_messages(messages, grouping)
     items = layout.messages
@@ -408,7 +416,8 @@ class MessageLayout:
     """For each group, whether it is pinned as a whole."""
 
     pinned: list[bool]
-    """For each message, whether it is a system or developer message."""
+    """For each message, whether it is pinned: a system or developer message, or the task with
+    the ``tool-unit`` grouping."""
 
     estimated_parts: int = 0
     """How many parts of the messages (images, audio, files, encrypted reasoning) were measured
@@ -435,7 +444,8 @@ def layout_messages(
 
     Args:
         messages: The conversation, in any supported shapes.
-        grouping: ``"user-turn"`` (the default) or ``"message"``; see :func:`group_messages`.
+        grouping: ``"user-turn"`` (the default), ``"message"`` or ``"tool-unit"``; see
+            :func:`group_messages`.
         part_estimate: How parts without text are measured; :class:`~contextwise.PartEstimate`
             by default.
 

@@ -268,7 +268,7 @@ def prepare_step(
         ...     output=1_000,
         ... )
         >>> prepared.model.name, prepared.plan.used, prepared.budget.context_budget()
-        ('large', 3, 61720)
+        ('large', 4, 61720)
     """
     return run_sync(
         _core(

@@ -205,6 +205,12 @@ def store_calls(factory: Callable[[], Any], name: str) -> list[EntryPoint]:
          {"key": "c", "ttl": 60.0}),
         (f"{name}.save_conversation", lambda **k: opened().save_conversation(**k),
          {"key": "c", "value": {"kept": [1, 2]}, "version": 0, "ttl": 60.0}),
+        (f"{name}.add_usage", lambda **k: opened().add_usage(**k),
+         {"session_id": "s", "record": {"kind": "model", "input_tokens": 3}}),
+        (f"{name}.usage", lambda **k: opened().usage(**k), {"session_id": "s"}),
+        (f"{name}.save_state", lambda **k: opened().save_state(**k),
+         {"name": "calibration", "state": {"ratio": 1.5}}),
+        (f"{name}.load_state", lambda **k: opened().load_state(**k), {"name": "calibration"}),
     ]
 
 

@@ -25,6 +25,7 @@ from xml.sax.saxutils import escape
 
 from babel.numbers import format_decimal
 
+from tools import generated
 from tools.docs import site_labels
 from tools.i18n import languages
 
@@ -178,20 +179,13 @@ def generate(codes: Iterable[str] | None = None) -> dict[Path, str]:
 def main(argv: list[str] | None = None) -> int:
     """Write the pictures, or with ``--check`` list those that differ and exit 1."""
     check = "--check" in (sys.argv[1:] if argv is None else argv)
-    stale = []
-    for path, svg in generate().items():
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current == svg:
-            continue
-        stale.append(path)
-        if not check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(svg, encoding="utf-8")
-            print(f"written: {path.relative_to(ROOT)}")
-    if check:
-        for path in stale:
+    changed = generated.sync(generate(), check=check)
+    for path in changed:
+        if check:
             print(f"stale: {path.relative_to(ROOT)} (run python -m tools.docs.diagrams)")
-    return 1 if check and stale else 0
+        else:
+            print(f"written: {path.relative_to(ROOT)}")
+    return 1 if check and changed else 0
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from xml.sax.saxutils import escape
 
 from babel.numbers import format_decimal
 
+from tools import generated
 from tools.docs import site_labels
 from tools.i18n import languages
 
@@ -48,6 +49,13 @@ SESSION_TABLE = re.compile(r"^(?P<title>[A-Za-z][\w -]*time[\w -]*):\s*$")
 SESSION_ROW = re.compile(
     r"^(?P<name>\S.*?)\s{2,}(?P<total>[\d.]+)\s+(?P<ratio>[\d.]+)x\s+(?P<first>[\d.]+)\s+"
     r"(?P<last>[\d.]+)\s+[\d.]+x\s*$"
+)
+TOKENS_SUMMARY = re.compile(
+    r"^summary (?P<group>[^:]+): (?P<count>\d+) documents, (?P<low>[\d.]+) (?P<high>[\d.]+), "
+    r"quarter (?P<old_low>[\d.]+) (?P<old_high>[\d.]+)\s*$"
+)
+TOKENS_GOAL = re.compile(
+    r"^(?:met|MISSED):\s+(?P<group>[^:]+): highest .*\(goal <= (?P<goal>[\d.]+)\)"
 )
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
 COLOURS = ("#3f51b5", "#e65100", "#2e7d32", "#ad1457")
@@ -70,6 +78,20 @@ class SessionTable:
 
 
 @dataclass
+class TokensRow:
+    """A group of ``bench_tokens.py``: its documents, the estimate's extreme ratios, its goal,
+    and what version 1 of the estimate (a quarter of the characters) gave."""
+
+    group: str
+    count: int
+    low: float
+    high: float
+    goal: float
+    old_low: float
+    old_high: float
+
+
+@dataclass
 class Results:
     """A ``make bench`` output, read: the environment, each script's output, the trim tables."""
 
@@ -77,6 +99,7 @@ class Results:
     outputs: dict[str, str]
     trim: list[TrimTable]
     session: list[SessionTable] = field(default_factory=list)
+    tokens: list[TokensRow] = field(default_factory=list)
 
 
 def environment() -> dict[str, str]:
@@ -136,7 +159,33 @@ def parse(text: str) -> Results:
         {name: "\n".join(lines).strip("\n") for name, lines in outputs.items()},
         [table for table in trim if table.rows],
         [table for table in session if table.rows],
+        _tokens(outputs.get("bench_tokens.py", [])),
     )
+
+
+def _tokens(lines: list[str]) -> list[TokensRow]:
+    """The groups of ``bench_tokens.py``'s summary, with the goal each one's last line states."""
+    goals = {
+        found.group("group"): float(found.group("goal"))
+        for line in lines
+        if (found := TOKENS_GOAL.match(line))
+    }
+    rows: list[TokensRow] = []
+    for line in lines:
+        if found := TOKENS_SUMMARY.match(line):
+            group = found.group("group")
+            rows.append(
+                TokensRow(
+                    group,
+                    int(found.group("count")),
+                    float(found.group("low")),
+                    float(found.group("high")),
+                    goals.get(group, 0.0),
+                    float(found.group("old_low")),
+                    float(found.group("old_high")),
+                )
+            )
+    return rows
 
 
 def _number(value: float, language: str, digits: int = 2) -> str:
@@ -272,6 +321,40 @@ def _session_lines(results: Results, language: str) -> list[str]:
     return lines
 
 
+def _tokens_lines(results: Results, language: str) -> list[str]:
+    if not results.tokens:
+        return []
+    text = site_labels.translator(language)
+
+    def group(name: str) -> str:
+        key = f"perf:tokens-group:{name}"
+        return text(key) if key in site_labels.LABELS else name
+
+    heads = ("tokens-group", "tokens-count", "tokens-low", "tokens-low-goal", "tokens-high",
+             "tokens-high-goal", "tokens-quarter-low", "tokens-quarter-high")
+    lines = [
+        f"## {text('perf:tokens')} {{#token-estimate}}",
+        "",
+        text("perf:tokens-text"),
+        "",
+        "| " + " | ".join(text(f"perf:{head}") for head in heads) + " |",
+        "|---" * len(heads) + "|",
+    ]
+    for row in results.tokens:
+        cells = (
+            group(row.group),
+            str(row.count),
+            _number(row.low, language, 3),
+            "≥ " + _number(0.95, language),
+            _number(row.high, language, 3),
+            "≤ " + _number(row.goal, language),
+            _number(row.old_low, language, 3),
+            _number(row.old_high, language, 3),
+        )
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def page(results: Results, language: str) -> str:
     """The Performance page in ``language``."""
     text = site_labels.translator(language)
@@ -315,6 +398,7 @@ def page(results: Results, language: str) -> str:
     else:
         lines += [text("perf:absent"), ""]
     lines += _session_lines(results, language)
+    lines += _tokens_lines(results, language)
     lines += [f"## {text('perf:outputs')} {{#outputs}}", ""]
     for script, output in results.outputs.items():
         key = f"perf:bench:{script}"
@@ -353,18 +437,13 @@ def main(argv: list[str] | None = None) -> int:
     check = "--check" in args
     paths = [Path(arg) for arg in args[1:] if arg != "--check"]
     results = parse((paths[0] if paths else RESULTS).read_text(encoding="utf-8"))
-    stale = []
-    for path, content in generate(results).items():
-        if path.is_file() and path.read_text(encoding="utf-8") == content:
-            continue
-        stale.append(path)
-        if not check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
+    changed = generated.sync(generate(results), check=check)
+    for path in changed:
+        if check:
+            print(f"stale: {path.relative_to(ROOT)} (run make perf-page, or perf_page.py render)")
+        else:
             print(f"written: {path.relative_to(ROOT)}")
-    for path in stale if check else []:
-        print(f"stale: {path.relative_to(ROOT)} (run make perf-page, or perf_page.py render)")
-    return 1 if check and stale else 0
+    return 1 if check and changed else 0
 
 
 if __name__ == "__main__":

@@ -102,6 +102,28 @@ LABELS: dict[str, str] = {
     "perf:session-last": "ms per step, last tenth",
     "perf:clock:CPU time of the process": "CPU time of the process",
     "perf:clock:wall-clock time": "Wall-clock time",
+    "perf:tokens": "The token estimate against real tokenizers",
+    "perf:tokens-text": (
+        "Each guide of each language and each module of the source is counted by "
+        "estimate_tokens and by four tokenizers read offline (o200k, cl100k, DeepSeek, the "
+        "legacy Claude tokenizer). The estimate must never be more than 5 percent under the "
+        "largest count, and at most 25 percent over the smallest for Latin text and code, 70 "
+        "percent for Chinese; version 1, a quarter of the characters, is shown beside it."
+    ),
+    "perf:tokens-group": "Documents",
+    "perf:tokens-count": "Count",
+    "perf:tokens-low": "Estimate / largest count, lowest",
+    "perf:tokens-high": "Estimate / smallest count, highest",
+    "perf:tokens-low-goal": "Goal",
+    "perf:tokens-high-goal": "Goal",
+    "perf:tokens-quarter-low": "Version 1, lowest",
+    "perf:tokens-quarter-high": "Version 1, highest",
+    "perf:tokens-group:English guides": "English guides",
+    "perf:tokens-group:French guides": "French guides",
+    "perf:tokens-group:Chinese guides": "Chinese guides",
+    "perf:tokens-group:Python source": "Python source",
+    "perf:bench:bench_tokens.py": "The token estimate, document by document",
+    "perf:bench:bench_calibration.py": "Calibration on a recorded conversation",
     "perf:bench:bench_plan.py": "Planning segments",
     "perf:bench:bench_trim.py": "Trimming: contextwise and LangChain",
     "perf:bench:bench_route.py": "Routing overhead",

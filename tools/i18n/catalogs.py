@@ -22,6 +22,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
+from tools import generated
 from tools.i18n import languages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,11 +127,7 @@ def compile_catalog(catalog: Catalog, target: Path) -> bool:
 
 def write_if_changed(path: Path, text: str) -> bool:
     """Write a text file only when its content changes; return whether it did."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return True
+    return bool(generated.sync({path: text}))
 
 
 def po_path(locale: str, domain: str = DOMAIN) -> Path:

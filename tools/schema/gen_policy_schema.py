@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from contextwise.policy import context_policy_json_schema
+from tools import generated
 from tools.i18n import languages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,15 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when the file is stale")
     args = parser.parse_args(argv)
+    changed = generated.sync({SCHEMA_PATH: render()}, check=args.check)
     if args.check:
-        if is_fresh():
+        if not changed:
             return 0
         stale = SCHEMA_PATH.relative_to(ROOT)
         print(f"stale: {stale}; run python -m tools.schema.gen_policy_schema", file=sys.stderr)
         return 1
-    if not is_fresh():
-        SCHEMA_PATH.parent.mkdir(parents=True, exist_ok=True)
-        SCHEMA_PATH.write_text(render(), encoding="utf-8")
+    if changed:
         print(f"wrote {SCHEMA_PATH.relative_to(ROOT)}")
     return 0
 

@@ -28,7 +28,6 @@ from contextwise.decision.schema import (
     DecisionProvider,
     DecisionRequest,
     DecisionResponse,
-    DecisionUsage,
     check_answer_values,
 )
 from contextwise.errors import (
@@ -38,6 +37,7 @@ from contextwise.errors import (
     QuotaExceededError,
     RoutingConfigurationError,
 )
+from contextwise.usage import Usage
 
 CAUSE_CHAIN_DEPTH = 8
 """How many levels down the ``__cause__`` chain :func:`is_provider_unavailable` looks."""
@@ -83,7 +83,7 @@ class ChoiceOutcome:
     answer: ChoiceAnswer
     """The full validated answer, probabilities and rationale included."""
 
-    usage: DecisionUsage | None
+    usage: Usage | None
     """The tokens the decision model spent, when the provider reports them."""
 
     duration_ms: float
@@ -591,9 +591,7 @@ def _plain_json(value: object, depth: int) -> bool:
     """
     kind = type(value)
     if kind is not dict and kind is not list:
-        if isinstance(value, int) and kind is int:
-            return bool(-_JSON_INT_BOUND < value < _JSON_INT_BOUND)
-        return kind in _PLAIN_SCALARS or (kind is float and _plain_float(value))  # type: ignore[arg-type]
+        return _plain_scalar(value)
     if depth >= STATE_MAX_DEPTH:
         return False
     if kind is dict:
@@ -609,12 +607,19 @@ def _plain_json(value: object, depth: int) -> bool:
         if kind is dict or kind is list:
             if not _plain_json(item, depth + 1):
                 return False
-        elif kind is int:
-            if not -_JSON_INT_BOUND < item < _JSON_INT_BOUND:
-                return False
-        elif kind is not float or not _plain_float(item):
+        elif not _plain_scalar(item):
             return False
     return True
+
+
+def _plain_scalar(value: object) -> bool:
+    """Whether a value that is not a dict or a list is a lossless JSON scalar of an exact type."""
+    kind = type(value)
+    if isinstance(value, int) and kind is int:
+        return bool(-_JSON_INT_BOUND < value < _JSON_INT_BOUND)
+    if isinstance(value, float) and kind is float:
+        return _plain_float(value)
+    return kind in _PLAIN_SCALARS
 
 
 def _plain_float(value: float) -> bool:
@@ -633,16 +638,7 @@ _JSON_INT_BOUND = 10**JSON_INT_DIGITS
 def _check_json(value: object, path: _Path, active: set[int], depth: int, field: str) -> None:
     # The hot path: the exact scalar types are accepted without a call, and a path is only
     # built when a container is entered or an error is reported.
-    if isinstance(value, int) and not isinstance(value, bool):
-        if not -_JSON_INT_BOUND < value < _JSON_INT_BOUND:
-            raise RoutingConfigurationError(
-                "state_huge_int", field=field, path=_format_path(path), limit=JSON_INT_DIGITS
-            )
-        return
-    if type(value) in _PLAIN_SCALARS or isinstance(value, str):
-        return
-    if isinstance(value, float):
-        _check_float(value, path, field)
+    if _checked_scalar(value, path, field):
         return
     if not isinstance(value, (dict, list)):
         raise RoutingConfigurationError(
@@ -656,24 +652,48 @@ def _check_json(value: object, path: _Path, active: set[int], depth: int, field:
     if ident in active:
         raise RoutingConfigurationError("state_cycle", field=field, path=_format_path(path))
     active.add(ident)
-    scalars = _PLAIN_SCALARS
     if isinstance(value, dict):
-        for key, item in value.items():
-            if type(key) is not str and not isinstance(key, str):
-                raise RoutingConfigurationError(
-                    "state_non_string_key",
-                    field=field,
-                    path=_format_path(path),
-                    value=short_repr(key),
-                    type_name=type(key).__name__,
-                )
-            if type(item) not in scalars:
-                _check_json(item, (path, key), active, depth + 1, field)
+        _check_object(value, path, active, depth, field)
     else:
+        scalars = _PLAIN_SCALARS
         for index, item in enumerate(value):
             if type(item) not in scalars:
                 _check_json(item, (path, index), active, depth + 1, field)
     active.discard(ident)
+
+
+def _checked_scalar(value: object, path: _Path, field: str) -> bool:
+    """Whether a value is a JSON scalar that the state may hold; a scalar it may not (a huge
+    int, a NaN, ``-0.0``) raises. ``False`` for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -_JSON_INT_BOUND < value < _JSON_INT_BOUND:
+            raise RoutingConfigurationError(
+                "state_huge_int", field=field, path=_format_path(path), limit=JSON_INT_DIGITS
+            )
+        return True
+    if type(value) in _PLAIN_SCALARS or isinstance(value, str):
+        return True
+    if isinstance(value, float):
+        _check_float(value, path, field)
+        return True
+    return False
+
+
+def _check_object(
+    value: dict[Any, Any], path: _Path, active: set[int], depth: int, field: str
+) -> None:
+    scalars = _PLAIN_SCALARS
+    for key, item in value.items():
+        if type(key) is not str and not isinstance(key, str):
+            raise RoutingConfigurationError(
+                "state_non_string_key",
+                field=field,
+                path=_format_path(path),
+                value=short_repr(key),
+                type_name=type(key).__name__,
+            )
+        if type(item) not in scalars:
+            _check_json(item, (path, key), active, depth + 1, field)
 
 
 def _check_float(value: float, path: _Path, field: str) -> None:

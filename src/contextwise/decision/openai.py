@@ -22,6 +22,7 @@ from contextwise.decision.schema import (
     Question,
 )
 from contextwise.errors import (
+    ContextwiseError,
     DecisionResponseError,
     DecisionTimeoutError,
     MissingDependencyError,
@@ -29,6 +30,7 @@ from contextwise.errors import (
     QuotaExceededError,
     RoutingConfigurationError,
 )
+from contextwise.usage import usage_from
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -261,10 +263,12 @@ class OpenAIDecisionProvider:
         raw: dict[str, Any] = {"model": model or request.model, "answers": answers}
         usage = getattr(completion, "usage", None)
         if usage is not None:
-            raw["usage"] = {
-                "input_tokens": getattr(usage, "prompt_tokens", None) or 0,
-                "output_tokens": getattr(usage, "completion_tokens", None) or 0,
-            }
+            try:
+                raw["usage"] = usage_from(usage, source="openai-chat")
+            except ContextwiseError as exc:
+                raise DecisionResponseError(
+                    "malformed_response", provider=self.name, detail=f"usage: {exc}"
+                ) from exc
         return coerce_response(raw, self)
 
     def _content(self, completion: Any) -> str:

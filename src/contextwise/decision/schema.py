@@ -28,6 +28,7 @@ from pydantic import (
 from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
 from contextwise.errors import DecisionResponseError, RoutingConfigurationError
+from contextwise.usage import Usage
 
 MIN_CHOICES = 2
 """The smallest number of options a choice question accepts."""
@@ -165,30 +166,6 @@ class Decision(CodedModel):
         return questions
 
 
-class DecisionUsage(CodedModel):
-    """The tokens a decision model spent answering one request.
-
-    Examples:
-        >>> DecisionUsage(input_tokens=120, output_tokens=8).total_tokens
-        128
-    """
-
-    _error_class = DecisionResponseError
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    input_tokens: int = Field(default=0, ge=0, strict=True)
-    """The tokens of the prompt sent to the decision model."""
-
-    output_tokens: int = Field(default=0, ge=0, strict=True)
-    """The tokens the decision model generated, reasoning included."""
-
-    @property
-    def total_tokens(self) -> int:
-        """The input and output tokens together."""
-        return self.input_tokens + self.output_tokens
-
-
 class ChoiceAnswer(CodedModel):
     """The answer to a :class:`ChoiceQuestion`: one label, a confidence, optional probabilities.
 
@@ -318,8 +295,9 @@ class DecisionResponse(CodedModel):
     answers: dict[str, Answer]
     """The answer to each question, under the question's key."""
 
-    usage: DecisionUsage | None = None
-    """The tokens the decision model spent, when the provider reports them."""
+    usage: Usage | None = None
+    """The tokens the decision model spent, when the provider reports them; the router records
+    them, and a session's ledger prices them as the router's spend."""
 
 
 DecisionResult: TypeAlias = DecisionResponse | Mapping[str, Any]

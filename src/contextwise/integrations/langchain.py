@@ -9,24 +9,27 @@ from datetime import timedelta
 from typing import Any, Unpack
 
 from contextwise import (
+    DEFAULT_RECALL_LIMIT,
     ContextPolicy,
     ContextResult,
     MissingDependencyError,
     PolicyRunner,
     RunnerOptions,
 )
+from contextwise import recall_tool as make_recall_tool
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
 from contextwise.session import SessionStore
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+    from langchain_core.tools import BaseTool
     from langgraph.config import get_config
 except ImportError as error:
     raise MissingDependencyError(
         "missing_extra", module=__name__, package="langchain", extra="langchain"
     ) from error
 
-__all__ = ["ContextPolicyMiddleware"]
+__all__ = ["ContextPolicyMiddleware", "recall_tool"]
 
 
 class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
@@ -157,3 +160,54 @@ def _thread_id(request: ModelRequest[Any]) -> str | None:
             configurable = {}
         thread_id = configurable.get("thread_id")
     return None if thread_id is None else str(thread_id)
+
+def recall_tool(
+    *, archive: object = None, limit: int = DEFAULT_RECALL_LIMIT, name: str = "recall"
+) -> BaseTool:
+    """Return :func:`contextwise.recall` as a LangChain tool, reading the agent's own messages.
+
+    The tool reads the originals from the agent state's ``messages`` (LangChain injects the
+    state: the model does not see that argument), then from ``archive``. Give it to
+    ``create_agent(tools=[...])`` beside the :class:`ContextPolicyMiddleware` whose policy
+    clears or clips tool results, and name it in the ``clear`` step's ``exclude_tools``.
+
+    Args:
+        archive: A :class:`~contextwise.session.ContextSession`, its archive, or a function
+            that returns it; see :func:`contextwise.recall`.
+        limit: The most characters that one page holds; 8,000 by default.
+        name: The tool's name; ``recall`` by default, the name the placeholders use.
+
+    Returns:
+        A LangChain ``StructuredTool`` with a sync and an async face.
+
+    Raises:
+        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidTypeError: When the limit is not a whole number or the name not a string.
+
+    Examples:
+        >>> from contextwise.integrations.langchain import recall_tool
+        >>> tool = recall_tool()
+        >>> tool.name, sorted(tool.args)
+        ('recall', ['limit', 'offset', 'ref'])
+    """
+    from dataclasses import replace
+
+    from langchain.tools import ToolRuntime
+    from langchain_core.tools import StructuredTool
+
+    base = make_recall_tool(archive=archive, limit=limit, name=name)
+
+    def arguments(ref: str, offset: int, size: int) -> dict[str, Any]:
+        return {"ref": ref, "offset": offset, "limit": size}
+
+    def run(ref: str, runtime: ToolRuntime, offset: int = 0, limit: int = limit) -> str:
+        tool = replace(base, history=list(runtime.state["messages"]))
+        return tool.handle(arguments(ref, offset, limit))
+
+    async def arun(ref: str, runtime: ToolRuntime, offset: int = 0, limit: int = limit) -> str:
+        tool = replace(base, history=list(runtime.state["messages"]))
+        return await tool.ahandle(arguments(ref, offset, limit))
+
+    return StructuredTool.from_function(
+        func=run, coroutine=arun, name=name, description=base.description
+    )

@@ -13,16 +13,19 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Unpack
 
 from contextwise import (
+    DEFAULT_RECALL_LIMIT,
     ContextPolicy,
     ContextResult,
     MissingDependencyError,
     PolicyRunner,
     RunnerOptions,
 )
+from contextwise import recall_tool as make_recall_tool
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
 from contextwise.session import SessionStore
 
 try:
+    from agents import FunctionTool
     from agents.memory import Session
     from agents.run_config import CallModelData, ModelInputData, RunConfig
 except ImportError as error:
@@ -33,8 +36,9 @@ except ImportError as error:
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
     from agents.memory import SessionSettings
+    from agents.tool_context import ToolContext
 
-__all__ = ["PolicySession"]
+__all__ = ["PolicySession", "recall_tool"]
 
 
 class PolicySession:
@@ -217,3 +221,56 @@ class PolicySession:
     async def clear_session(self) -> None:
         """Remove every item from the wrapped session."""
         await self.session.clear_session()
+
+
+def recall_tool(
+    session: Session | None = None,
+    *,
+    archive: object = None,
+    limit: int = DEFAULT_RECALL_LIMIT,
+    name: str = "recall",
+) -> FunctionTool:
+    """Return :func:`contextwise.recall` as an Agents SDK tool, reading the session's items.
+
+    The tool reads the originals from the items that ``session`` stores (for a
+    :class:`PolicySession`, the session it wraps, which keeps every item; the runner saves a
+    run's items turn by turn), then from ``archive``. Give it to ``Agent(tools=[...])`` and name
+    it in the ``clear`` step's ``exclude_tools``.
+
+    Args:
+        session: The session whose items hold the originals; ``None`` to read only
+            ``archive``.
+        archive: A :class:`~contextwise.session.ContextSession`, its archive, or a function
+            that returns it; see :func:`contextwise.recall`.
+        limit: The most characters that one page holds; 8,000 by default.
+        name: The tool's name; ``recall`` by default, the name the placeholders use.
+
+    Returns:
+        An Agents SDK ``FunctionTool``.
+
+    Raises:
+        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidTypeError: When the limit is not a whole number or the name not a string.
+
+    Examples:
+        >>> from agents import SQLiteSession
+        >>> from contextwise.integrations.openai_agents import recall_tool
+        >>> recall_tool(SQLiteSession("demo")).name
+        'recall'
+    """
+    from dataclasses import replace
+
+    base = make_recall_tool(archive=archive, limit=limit, name=name)
+    store = getattr(session, "session", session)
+
+    async def invoke(context: ToolContext[Any], arguments: str) -> str:
+        history = [] if store is None else list(await store.get_items())
+        return await replace(base, history=history).ahandle(arguments)
+
+    return FunctionTool(
+        name=name,
+        description=base.description,
+        params_json_schema=base.parameters,
+        on_invoke_tool=invoke,
+        strict_json_schema=False,
+    )

@@ -10,17 +10,19 @@ from datetime import timedelta
 from typing import Any, Unpack
 
 from contextwise import (
+    DEFAULT_RECALL_LIMIT,
     ContextPolicy,
     ContextResult,
     MissingDependencyError,
     PolicyRunner,
     RunnerOptions,
 )
+from contextwise import recall_tool as make_recall_tool
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
 from contextwise.session import SessionStore
 
 try:
-    from pydantic_ai import RunContext
+    from pydantic_ai import RunContext, Tool
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart
     from pydantic_ai.models import ModelRequestContext
@@ -29,7 +31,7 @@ except ImportError as error:
         "missing_extra", module=__name__, package="pydantic-ai", extra="pydantic-ai"
     ) from error
 
-__all__ = ["ContextPolicyCapability", "history_processor"]
+__all__ = ["ContextPolicyCapability", "history_processor", "recall_tool"]
 
 HistoryFunction = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
 """The function that :func:`history_processor` returns, the shape pydantic-ai's
@@ -233,3 +235,46 @@ def _join_system_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
             continue
         result.append(message)
     return result
+def recall_tool(
+    *, archive: object = None, limit: int = DEFAULT_RECALL_LIMIT, name: str = "recall"
+) -> Tool[Any]:
+    """Return :func:`contextwise.recall` as a pydantic-ai tool, reading the run's own messages.
+
+    The tool reads the originals from the run's messages (``ctx.messages``, which the
+    capability leaves whole), then from ``archive``. Give it to ``Agent(tools=[...])`` beside
+    the :class:`ContextPolicyCapability` whose policy clears or clips tool results, and name it
+    in the ``clear`` step's ``exclude_tools``.
+
+    Args:
+        archive: A :class:`~contextwise.session.ContextSession`, its archive, or a function
+            that returns it; see :func:`contextwise.recall`.
+        limit: The most characters that one page holds; 8,000 by default.
+        name: The tool's name; ``recall`` by default, the name the placeholders use.
+
+    Returns:
+        A pydantic-ai ``Tool`` that takes the run context.
+
+    Raises:
+        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidTypeError: When the limit is not a whole number or the name not a string.
+
+    Examples:
+        >>> from contextwise.integrations.pydantic_ai import recall_tool
+        >>> recall_tool().name
+        'recall'
+    """
+    base = make_recall_tool(archive=archive, limit=limit, name=name)
+
+    async def recall(ctx: RunContext[Any], ref: str, offset: int = 0, limit: int = limit) -> str:
+        """Read back a page of a cleared or clipped tool result.
+
+        Args:
+            ctx: The run context.
+            ref: The ref that the placeholder names: a tool call's id.
+            offset: Where to start reading, in characters.
+            limit: The most characters to read.
+        """
+        tool = replace(base, history=list(ctx.messages))
+        return await tool.ahandle({"ref": ref, "offset": offset, "limit": limit})
+
+    return Tool(recall, takes_ctx=True, name=name, description=base.description)

@@ -6,9 +6,13 @@ The implementation lives in the modules of this package; this package re-exports
 from contextwise.policy.engine import AppMutation, Compressor
 from contextwise.policy.fragments import ContextResult, Fragment, FragmentField, RemovedItem
 from contextwise.policy.model import (
+    CLEARED_PLACEHOLDER,
+    CLIP_MARKER,
     DEFAULT_TRIM_MARKER,
     AppStep,
     AutoSelection,
+    ClearStep,
+    ClipStep,
     CompressStep,
     ContextPolicy,
     ContextSelection,
@@ -43,12 +47,16 @@ from contextwise.policy.schema import context_policy_json_schema
 from contextwise.policy.validation import validate_context_policy
 
 __all__ = [
+    "CLEARED_PLACEHOLDER",
+    "CLIP_MARKER",
     "DEFAULT_TRIM_MARKER",
     "AppMutation",
     "AppStep",
     "AutoSelection",
     "ChangeError",
     "ChangeStatus",
+    "ClearStep",
+    "ClipStep",
     "CompressStep",
     "Compressor",
     "ContextChange",

@@ -34,11 +34,21 @@ PolicyMode: TypeAlias = Literal["reduce", "validate", "audit"]
 SelectionMode: TypeAlias = Literal["sequence", "fixed", "auto", "model"]
 """How the steps to apply are chosen."""
 
-StepKind: TypeAlias = Literal["trim", "compress", "app"]
+StepKind: TypeAlias = Literal["trim", "compress", "app", "clear", "clip"]
 """The kinds of steps."""
 
 DEFAULT_TRIM_MARKER = "\n[...]\n"
 """The marker that a text trim puts where it cut the text."""
+
+CLEARED_PLACEHOLDER = '[cleared: {n} characters; recall("{ref}")]'
+"""What a ``clear`` step puts in place of a tool result: ``n`` is the length of the result's text
+and ``ref`` the id of the tool call it answers, which :func:`~contextwise.recall` takes. It is
+never translated: the model reads it."""
+
+CLIP_MARKER = '\n[clipped: {n} characters; recall("{ref}")]\n'
+"""What a ``clip`` step puts between the head and the tail of a tool result: ``n`` is the number of
+characters cut out and ``ref`` the id of the tool call, which :func:`~contextwise.recall` takes.
+It is never translated: the model reads it."""
 
 _DEFAULT_MIN_CONFIDENCE = 0.85
 
@@ -73,16 +83,25 @@ class Grouping(PolicyModel):
     """How a step groups the messages it keeps or removes as a whole.
 
     ``user-turn`` groups a user message with everything that answers it; ``message`` takes each
-    message on its own. Both keep a tool call with its results. See
-    :func:`~contextwise.messages.group_messages`.
+    message on its own; ``tool-unit`` takes each message or tool unit on its own too, and keeps
+    the task, the user message that starts the latest turn, so that a long tool loop inside one
+    turn is trimmed without losing what the user asked. All of them keep a tool call with its
+    results. See :func:`~contextwise.messages.group_messages`.
 
     Examples:
+        >>> from contextwise import Grouping
         >>> Grouping().kind
         'user-turn'
+        >>> Grouping(kind="tool-unit").keep_task
+        True
     """
 
     kind: GroupingKind = "user-turn"
-    """``user-turn`` (the default) or ``message``."""
+    """``user-turn`` (the default), ``message`` or ``tool-unit``."""
+
+    keep_task: Annotated[bool, Field(strict=True)] = True
+    """With ``tool-unit``: keep the user message that starts the latest turn (the task); True by
+    default. Only ``tool-unit`` can turn it off."""
 
 
 class TrimStep(PolicyModel):
@@ -214,7 +233,109 @@ class AppStep(PolicyModel):
     run when omitted."""
 
 
-ContextStep: TypeAlias = Annotated[TrimStep | CompressStep | AppStep, Field(discriminator="kind")]
+class ClearStep(PolicyModel):
+    """Clear the content of older tool results, keeping each call paired with its result.
+
+    The result of every tool call but the newest ``keep_recent`` becomes the fixed placeholder
+    ``[cleared: {n} characters; recall("{ref}")]`` (see :data:`CLEARED_PLACEHOLDER`), where
+    ``ref`` is the call's id: the model can read the original back with
+    :func:`~contextwise.recall`. A result is cleared only when the placeholder is shorter, a
+    result already cleared stays as it is, and a clipped one counts the length of its original.
+    The calls of ``exclude_tools`` are left whole.
+
+    With ``inputs``, the cleared calls' arguments are emptied too, to ``"{}"`` where the shape
+    holds a string and to ``{}`` where it holds an object. With ``reasoning``, the thinking of
+    the turns before the latest one is dropped: Responses ``reasoning`` items, Anthropic
+    thinking blocks, Gemini thought parts, pydantic-ai thinking parts; a reasoning item whose
+    following item needs it stays, and so does the thinking of the latest turn, which a tool
+    loop must send back signed.
+
+    The step clears nothing unless it frees at least ``min_gain_chars`` characters and
+    ``min_gain_tokens`` tokens: each clearing rewrites the prompt from the first cleared result
+    on, so the provider's prompt cache must be worth rebuilding. Every message it rewrites is in
+    the result's :attr:`~contextwise.ContextResult.removed` as it was, and its copy takes its
+    place. Results of hosted tools (which the provider answers in the call's own
+    item) and a computer's screenshots are never cleared.
+
+    Examples:
+        >>> from contextwise import ClearStep
+        >>> step = ClearStep.model_validate({"id": "old-results", "kind": "clear",
+        ...     "fragmentId": "history", "keepRecent": 2, "excludeTools": ["recall"]})
+        >>> step.keep_recent, step.exclude_tools, step.inputs
+        (2, ('recall',), False)
+    """
+
+    kind: Literal["clear"] = "clear"
+    """The step kind, always ``clear``."""
+
+    id: _Name
+    """The step's id, unique in the policy."""
+
+    fragment_id: _Name
+    """The id of the fragment the step works on."""
+
+    field: Literal["messages"] = "messages"
+    """The field of the fragment the step works on: always ``messages``."""
+
+    keep_recent: _Size = 3
+    """How many of the newest tool calls keep their results whole; 3 by default."""
+
+    exclude_tools: tuple[_Name, ...] = ()
+    """The names of the tools whose calls and results are never cleared."""
+
+    inputs: Annotated[bool, Field(strict=True)] = False
+    """Also empty the arguments of the cleared calls; False by default."""
+
+    reasoning: Annotated[bool, Field(strict=True)] = False
+    """Also drop the thinking of the turns before the latest one; False by default."""
+
+    min_gain_chars: _Size | None = None
+    """Clear nothing unless at least this many characters are freed."""
+
+    min_gain_tokens: _Size | None = None
+    """Clear nothing unless at least this many tokens are freed; needs a token counter."""
+
+
+class ClipStep(PolicyModel):
+    """Cut each tool result that is too long to its head and its tail.
+
+    A tool result whose text is longer than ``max_chars`` characters (or ``max_tokens`` tokens)
+    keeps its beginning and its end, about half each, around the fixed marker
+    ``[clipped: {n} characters; recall("{ref}")]`` (see :data:`CLIP_MARKER`), where ``n`` is
+    the number of characters cut out and ``ref`` the call's id; the marker counts in the size.
+    The model can read the whole original with :func:`~contextwise.recall`. Every message it
+    rewrites is in the result's :attr:`~contextwise.ContextResult.removed` as it was, and its
+    copy takes its place.
+
+    Examples:
+        >>> from contextwise import ClipStep
+        >>> ClipStep(id="huge-results", fragment_id="history", max_chars=4000).max_chars
+        4000
+    """
+
+    kind: Literal["clip"] = "clip"
+    """The step kind, always ``clip``."""
+
+    id: _Name
+    """The step's id, unique in the policy."""
+
+    fragment_id: _Name
+    """The id of the fragment the step works on."""
+
+    field: Literal["messages"] = "messages"
+    """The field of the fragment the step works on: always ``messages``."""
+
+    max_chars: _Size | None = None
+    """The longest a tool result's text may be, in characters, marker included."""
+
+    max_tokens: _Size | None = None
+    """The longest a tool result's text may be, in tokens, marker included; needs a token
+    counter."""
+
+
+ContextStep: TypeAlias = Annotated[
+    TrimStep | CompressStep | AppStep | ClearStep | ClipStep, Field(discriminator="kind")
+]
 """Any step of a policy, told apart by its ``kind``."""
 
 
@@ -316,7 +437,8 @@ class ContextPolicy(PolicyModel):
     stable code, the field path and the offending value; its ``problems`` list every problem
     found. Numbers are never read from strings. The rules of the policy itself are unique step
     ids, each trigger strictly greater than its target, fixed selection ids that exist and appear
-    once, and on every text trim a ``target_chars`` at least as long as its marker.
+    once, on every text trim a ``target_chars`` at least as long as its marker, a limit on every
+    ``clip`` step, and ``keep_task`` turned off only with the ``tool-unit`` grouping.
 
     Examples:
         >>> policy = ContextPolicy.model_validate({
@@ -528,7 +650,7 @@ def check_policy_rules(policy: ContextPolicy) -> None:
     The rules, in order: every step id is unique; each trigger (characters and tokens) is strictly
     greater than its target when both are set; the ids of a fixed selection are steps of the
     policy and appear once; every text trim has a target, and its ``target_chars`` holds its
-    marker.
+    marker; every clip step has a limit; ``keep_task`` is turned off only with ``tool-unit``.
 
     Args:
         policy: The policy to check.
@@ -573,16 +695,36 @@ def check_policy_rules(policy: ContextPolicy) -> None:
                 raise PolicyConfigurationError("duplicate_fixed_step", step_id=step_id)
             listed.add(step_id)
     for step in policy.steps:
-        if isinstance(step, TrimStep) and step.field == "text":
-            if step.target_chars is None and step.target_tokens is None:
-                raise PolicyConfigurationError("text_trim_without_target", step_id=step.id)
-            if step.target_chars is not None and step.target_chars < len(step.marker):
-                raise PolicyConfigurationError(
-                    "text_target_below_marker",
-                    step_id=step.id,
-                    target_chars=step.target_chars,
-                    marker_chars=len(step.marker),
-                )
+        _check_step(step)
+
+
+def _check_step(step: ContextStep) -> None:
+    """The rules of one step that involve more than one of its fields."""
+    grouping = getattr(step, "grouping", None)
+    if isinstance(grouping, Grouping) and not grouping.keep_task and grouping.kind != "tool-unit":
+        raise PolicyConfigurationError(
+            "keep_task_without_tool_unit", step_id=step.id, grouping=grouping.kind
+        )
+    if isinstance(step, ClipStep) and step.max_chars is None and step.max_tokens is None:
+        raise PolicyConfigurationError("clip_without_limit", step_id=step.id)
+    if isinstance(step, TrimStep) and step.field == "text":
+        if step.target_chars is None and step.target_tokens is None:
+            raise PolicyConfigurationError("text_trim_without_target", step_id=step.id)
+        if step.target_chars is not None and step.target_chars < len(step.marker):
+            raise PolicyConfigurationError(
+                "text_target_below_marker",
+                step_id=step.id,
+                target_chars=step.target_chars,
+                marker_chars=len(step.marker),
+            )
+
+
+def layout_grouping(grouping: Grouping) -> GroupingKind:
+    """The grouping that the layout engine applies: ``tool-unit`` without its task is
+    ``message``."""
+    if grouping.kind == "tool-unit" and not grouping.keep_task:
+        return "message"
+    return grouping.kind
 
 
 def token_limits(policy: ContextPolicy) -> list[str]:
@@ -599,11 +741,10 @@ def token_limits(policy: ContextPolicy) -> list[str]:
         for name in ("trigger_tokens", "target_input_tokens")
         if getattr(policy, name) is not None
     ]
-    names.extend(
-        f"{step.id}.target_tokens"
-        for step in policy.steps
-        if isinstance(step, TrimStep) and step.target_tokens is not None
-    )
+    for step in policy.steps:
+        for name in ("target_tokens", "min_gain_tokens", "max_tokens"):
+            if getattr(step, name, None) is not None:
+                names.append(f"{step.id}.{name}")
     return names
 
 

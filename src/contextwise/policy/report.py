@@ -14,6 +14,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field
 
 from contextwise.policy.model import PolicyMode, PolicyModel, SelectionMode, StepKind
+from contextwise.usage import Usage
 
 ChangeStatus: TypeAlias = Literal["applied", "failed"]
 """Whether a change was made, or its step failed and left the fragment untouched."""
@@ -133,6 +134,12 @@ class ContextChange(PolicyModel):
 
     after_tokens: int | None = None
     """The tokens of the fragment after the change, when a counter was given."""
+
+    usage: Usage | None = None
+    """What the step's compressor spent, when it returned a :class:`~contextwise.WithUsage`."""
+
+    usage_model: str | None = None
+    """The model the compressor used, when it said."""
 
     @property
     def saved_chars(self) -> int:

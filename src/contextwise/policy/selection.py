@@ -18,6 +18,8 @@ from contextwise.decision.schema import ChoiceQuestion, DecisionProvider
 from contextwise.policy.fragments import RemovedItem
 from contextwise.policy.model import (
     AppStep,
+    ClearStep,
+    ClipStep,
     CompressStep,
     ContextStep,
     ModelSelection,
@@ -258,6 +260,21 @@ def describe_step(step: ContextStep) -> str:
     if isinstance(step, AppStep):
         return (
             f"Apply the application's mutation '{step.app}' to the fragment '{step.fragment_id}'."
+        )
+    if isinstance(step, ClearStep):
+        return (
+            f"Clear the results of the older tool calls of the fragment '{step.fragment_id}', "
+            f"keeping the newest {step.keep_recent} whole; the model can recall them."
+        )
+    if isinstance(step, ClipStep):
+        limit = (
+            f"{step.max_chars} characters"
+            if step.max_chars is not None
+            else f"{step.max_tokens} tokens"
+        )
+        return (
+            f"Cut each tool result of the fragment '{step.fragment_id}' longer than {limit} to "
+            f"its head and tail; the model can recall the whole."
         )
     if step.field == "text":
         target = step.target_chars if step.target_chars is not None else step.target_tokens

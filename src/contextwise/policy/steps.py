@@ -1,4 +1,5 @@
-"""Applying one step to one fragment: trim, compress, app. Internal to the policy engine.
+"""Applying one step to one fragment: trim, compress, app, clear, clip. Internal to the policy
+engine.
 
 Each step is computed on an immutable fragment state and returns a candidate (the new state, the
 change record and what was removed) without committing it, so that ``auto`` can compare steps and
@@ -24,6 +25,7 @@ from contextwise._layout import (
     pinned_between,
     profile_messages,
     reach,
+    read_all,
     removable_span,
     splice,
 )
@@ -37,11 +39,22 @@ from contextwise.messages import (
     tool_call_ids,
     tool_result_ids,
 )
+from contextwise.policy.clearing import Rewrite, longest_fit, plan_clear, plan_clip
 from contextwise.policy.fragments import Fragment, RemovedItem
-from contextwise.policy.model import AppStep, CompressStep, ContextStep, StepKind, TrimStep
+from contextwise.policy.model import (
+    AppStep,
+    ClearStep,
+    ClipStep,
+    CompressStep,
+    ContextStep,
+    StepKind,
+    TrimStep,
+    layout_grouping,
+)
 from contextwise.policy.report import ChangeError, ContextChange
-from contextwise.shapes import PartEstimate, read_message, summary_message
+from contextwise.shapes import MessageFacts, PartEstimate, read_message, summary_message
 from contextwise.tokens import TokenCounter, check_count
+from contextwise.usage import WithUsage
 
 T = TypeVar("T")
 
@@ -231,6 +244,8 @@ class StepContext:
 
 def apply_step(step: ContextStep, state: FragState, context: StepContext) -> Effects[Candidate]:
     """Compute what a step does to a fragment state, without committing it."""
+    if isinstance(step, ClearStep | ClipStep):
+        return _clear_or_clip(step, state, context.measure)
     if isinstance(step, TrimStep):
         if state.fragment.text is not None:
             return _trim_text(step, state, context.measure)
@@ -329,7 +344,7 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     untargeted = target_chars is None and target_tokens is None
     if not untargeted and excess_chars <= 0 and excess_tokens <= 0:
         return Candidate(step, None, None)
-    span = removable_span(messages, step.grouping.kind, step.keep_groups, profile)
+    span = removable_span(messages, layout_grouping(step.grouping), step.keep_groups, profile)
     if span is None:
         return Candidate(step, None, None)
     first, end, group_end, stay_all = span
@@ -390,13 +405,7 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
         high = min(high, target_chars - len(marker))
     high = max(high, 0)
     if target_tokens is not None and measure.counter is not None:
-        low = 0
-        while low < high:
-            middle = (low + high + 1) // 2
-            if fits(cut(middle)):
-                low = middle
-            else:
-                high = middle - 1
+        high = longest_fit(lambda keep: fits(cut(keep)), high)
     keep = high
     new_text = cut(keep)
     if len(new_text) >= length:
@@ -414,6 +423,102 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
         added_chars=len(marker),
     )
     return Candidate(step, new_state, change, (span,))
+
+
+# --- clear and clip --------------------------------------------------------------------------
+
+
+def _clear_or_clip(step: ClearStep | ClipStep, state: FragState, measure: Measure) -> Candidate:
+    """Rewrite tool results (and, for ``clear``, inputs and thinking) in place."""
+    messages = state.fragment.messages or ()
+    profile = state.profile
+    if profile is None or profile.plain:
+        return Candidate(step, None, None)  # no message of a plain list holds a tool use
+    facts = profile.facts
+    if facts is None or len(facts) != len(messages):
+        facts = read_all(messages, measure.part_estimate, measure.opaque)
+    if isinstance(step, ClearStep):
+        rewrite = plan_clear(step, messages, facts)
+    else:
+        counter = None if measure.counter is None else measure.text_tokens
+        rewrite = plan_clip(step, messages, facts, counter)
+    if rewrite is None:
+        return Candidate(step, None, None)
+    return _rewritten(step, state, measure, rewrite, facts)
+
+
+def _rewritten(
+    step: ClearStep | ClipStep,
+    state: FragState,
+    measure: Measure,
+    rewrite: Rewrite,
+    facts: list[MessageFacts],
+) -> Candidate:
+    """The candidate of a rewrite: copies measured (and read, for the next step), the others
+    keep their sizes."""
+    copies = [
+        message
+        for message, index in zip(rewrite.messages, rewrite.source, strict=True)
+        if index is None
+    ]
+    measured = measure.profile(copies)
+    copy_facts = measured.facts or read_all(copies, measure.part_estimate, measure.opaque)
+    copy_tokens = measure.message_tokens(copies)
+    old_profile = state.profile
+    assert old_profile is not None
+    sizes: list[int] = []
+    roles: list[object] = []
+    new_facts: list[MessageFacts] = []
+    tokens: list[int] | None = None if copy_tokens is None else []
+    copy_number = 0
+    for index in rewrite.source:
+        if index is None:
+            sizes.append(measured.sizes[copy_number])
+            roles.append(measured.roles[copy_number])
+            new_facts.append(copy_facts[copy_number])
+            if tokens is not None and copy_tokens is not None:
+                tokens.append(copy_tokens[copy_number])
+            copy_number += 1
+        else:
+            sizes.append(old_profile.sizes[index])
+            roles.append(old_profile.roles[index])
+            new_facts.append(facts[index])
+            if tokens is not None and state.token_sizes is not None:
+                tokens.append(state.token_sizes[index])
+    removed_chars = sum(old_profile.sizes[index] for index in rewrite.removed)
+    added_chars = sum(measured.sizes)
+    chars = state.chars - removed_chars + added_chars
+    new_tokens = None if tokens is None else sum(tokens)
+    if isinstance(step, ClearStep) and not _worth_it(step, state, chars, new_tokens):
+        return Candidate(step, None, None)
+    profile = Profile(sizes, roles, False)
+    profile.facts = new_facts
+    new_state, change = _changed(
+        step,
+        step.kind,
+        state,
+        Fragment(state.fragment.id, messages=rewrite.messages),
+        chars,
+        new_tokens,
+        profile=profile,
+        token_sizes=tokens,
+        removed_messages=len(rewrite.removed),
+        removed_chars=removed_chars,
+        added_messages=len(copies),
+        added_chars=added_chars,
+    )
+    removed = tuple((state.fragment.messages or ())[index] for index in rewrite.removed)
+    return Candidate(step, new_state, change, removed, Remap(rewrite.source, rewrite.removed))
+
+
+def _worth_it(step: ClearStep, state: FragState, chars: int, tokens: int | None) -> bool:
+    """Whether a clearing frees at least the step's minimum gains."""
+    if step.min_gain_chars is not None and state.chars - chars < step.min_gain_chars:
+        return False
+    return not (
+        step.min_gain_tokens is not None
+        and (tokens is None or state.tokens is None or state.tokens - tokens < step.min_gain_tokens)
+    )
 
 
 # --- failures --------------------------------------------------------------------------------
@@ -511,7 +616,24 @@ def _compress_text(
     reply = yield from _call_step(step, state, context, text)
     if isinstance(reply, Candidate):
         return reply
-    summary = reply.value
+    return _spent(_text_summary(step, state, context, text, reply.value), reply.value)
+
+
+def _spent(candidate: Candidate, result: object) -> Candidate:
+    """The candidate, with what the compressor spent recorded on its change."""
+    if not isinstance(result, WithUsage) or candidate.change is None:
+        return candidate
+    update = {"usage": result.usage, "usage_model": result.model}
+    change = candidate.change.model_copy(update=update)
+    return Candidate(candidate.step, candidate.state, change, candidate.removed, candidate.edit)
+
+
+def _text_summary(
+    step: CompressStep, state: FragState, context: StepContext, text: str, summary: object
+) -> Candidate:
+    """The candidate of a text compressed to ``summary``, or the failed step."""
+    if isinstance(summary, WithUsage):
+        summary = summary.value
     params = _params(step)
     if not isinstance(summary, str):
         return _step_failed(
@@ -546,7 +668,8 @@ def _compress_messages(
     messages = state.fragment.messages or ()
     profile = state.profile
     assert profile is not None
-    firsts, ends, pinned = older_groups(messages, step.grouping.kind, step.keep_groups, profile)
+    grouping = layout_grouping(step.grouping)
+    firsts, ends, pinned = older_groups(messages, grouping, step.keep_groups, profile)
     if not ends:
         return Candidate(step, None, None)
     start, stop = firsts[0], ends[-1]
@@ -558,11 +681,12 @@ def _compress_messages(
     reply = yield from _call_step(step, state, context, copy.deepcopy(replaced))
     if isinstance(reply, Candidate):
         return reply
+    result = reply.value.value if isinstance(reply.value, WithUsage) else reply.value
     checked = _checked_summary(
-        step, state, _summary_message(step, reply.value, replaced[0]), replaced_chars, context
+        step, state, _summary_message(step, result, replaced[0]), replaced_chars, context
     )
     if isinstance(checked, Candidate):
-        return checked
+        return _spent(checked, reply.value)
     summary, summary_chars, summary_tokens = checked
     new_profile = Profile(
         splice(profile.sizes, start, stop, stay, [summary_chars]),
@@ -587,7 +711,8 @@ def _compress_messages(
         added_messages=1,
         added_chars=summary_chars,
     )
-    return Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
+    candidate = Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
+    return _spent(candidate, reply.value)
 
 
 def _checked_summary(

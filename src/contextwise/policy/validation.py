@@ -29,7 +29,8 @@ def validate_context_policy(
 
     The checks run in this order and the first failure is raised: the policy's own rules (unique
     step ids, each trigger above its target, fixed selection ids that exist and appear once, a
-    ``target_chars`` on every text trim at least as long as its marker); every compressor and app
+    ``target_chars`` on every text trim at least as long as its marker, a limit on every clip
+    step, ``keep_task`` turned off only with ``tool-unit``); every compressor and app
     that a step names is among ``compressors`` and ``apps``; a policy with token limits has a
     ``counter``; and, when ``fragments`` are given, every step names one of them and the field it
     holds. Nothing is changed, and no compressor or app is called.
@@ -51,8 +52,8 @@ def validate_context_policy(
             code of a mapping (``unknown_key``, ``wrong_type``..., with ``problems`` listing them
             all), ``duplicate_step_id``, ``trigger_not_above_target``, ``unknown_fixed_step``,
             ``duplicate_fixed_step``, ``text_trim_without_target``, ``text_target_below_marker``,
-            ``unknown_compressor``, ``unknown_app``, ``counter_required``, ``unknown_fragment`` or
-            ``field_mismatch``.
+            ``clip_without_limit``, ``keep_task_without_tool_unit``, ``unknown_compressor``,
+            ``unknown_app``, ``counter_required``, ``unknown_fragment`` or ``field_mismatch``.
         InvalidTypeError: When the policy is neither a policy nor a mapping, ``compressors`` or
             ``apps`` is not a collection of names (codes ``not_a_collection``, ``not_a_string``:
             a list of functions is refused), or ``fragments`` is not a list of fragments.

@@ -24,6 +24,7 @@ from contextwise.errors import (
     InvalidValueError,
     RoutingConfigurationError,
 )
+from contextwise.prices import ModelPrices
 
 OnError: TypeAlias = Literal["fallback", "fail"]
 """What the router does when the provider times out or is unavailable."""
@@ -145,6 +146,10 @@ class ModelSpec(CodedModel):
     reasoning_tokens: dict[Effort, int] | None = None
     """The thinking budget in tokens of some effort levels, for the APIs that take a budget; a
     level without an entry takes :data:`DEFAULT_REASONING_TOKENS`."""
+
+    prices: ModelPrices | None = None
+    """The model's prices, which :func:`~contextwise.cost` uses instead of genai-prices' table;
+    ``None`` to look the model's name up in the table."""
 
     @field_validator("name")
     @classmethod

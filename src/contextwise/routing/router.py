@@ -15,11 +15,12 @@ from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
-from contextwise.decision.schema import ChoiceQuestion, DecisionUsage
+from contextwise.decision.schema import ChoiceQuestion
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
 from contextwise.shapes import plain_message
+from contextwise.usage import Usage
 
 LOGGER_NAME = "contextwise.routing"
 """The name of the logger that records every routing decision."""
@@ -79,7 +80,7 @@ class RouteOutcome(BaseModel):
     confidence: float | None
     """The provider's confidence, or ``None`` when it did not answer."""
 
-    usage: DecisionUsage | None
+    usage: Usage | None
     """The tokens the decision model spent, when the provider reports them."""
 
     effort_sent: Effort | None
@@ -164,7 +165,7 @@ class DecisionFinishedEvent:
     duration_ms: float
     """The time the provider took to answer, in milliseconds."""
 
-    usage: DecisionUsage | None
+    usage: Usage | None
     """The tokens the decision model spent, when the provider reports them."""
 
     kind: Literal["finished"] = field(default="finished", init=False)
@@ -243,7 +244,7 @@ class RouteEvent:
     effort_sent: Effort | None
     """The effort that will be sent to the chosen model."""
 
-    usage: DecisionUsage | None
+    usage: Usage | None
     """The tokens the decision model spent, when the provider reports them."""
 
     duration_ms: float

@@ -19,7 +19,9 @@ from functools import partial
 from typing import Any, Unpack
 
 from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise.calibration import ModelCounter, counter_key
 from contextwise.errors import InvalidTypeError, InvalidValueError, SessionStoreError
+from contextwise.ledger import UsageKind, UsageSummary, price_usage, summarize_usage
 from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import ContextPolicy
 from contextwise.policy.runner import (
@@ -155,6 +157,7 @@ class ContextSession:
         if self._runner.counter is not None:
             check_storable(str(self._runner.counter.id), "counter.id")
         self._measure_with: Measure = measure_of(self._runner)
+        self._init_counts()
         self._store = store
         self._session_id = session_id
         self._fragment_id = fragment_id
@@ -399,6 +402,163 @@ class ContextSession:
         """
         return await run_async(self._restore(change_id, _Threaded(self._store)))
 
+    # --- usage and calibration ----------------------------------------------------------------
+
+    def record_usage(
+        self,
+        usage: Any,
+        *,
+        model: Any = None,
+        kind: UsageKind = "model",
+        step: int | None = None,
+        request: Any = None,
+    ) -> None:
+        """Record what a model call spent in the session's ledger.
+
+        Examples:
+            >>> from contextwise import Usage
+            >>> from contextwise.session import ContextSession, MemoryStore
+            >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
+            >>> session.record_usage(Usage(input_tokens=1200, output_tokens=80), model="gpt-5")
+            >>> session.usage().by_model["gpt-5"].usage.input_tokens
+            1200
+        """
+        run_sync(self._record_usage(usage, model, kind, step, request, self._store))
+
+    async def arecord_usage(
+        self,
+        usage: Any,
+        *,
+        model: Any = None,
+        kind: UsageKind = "model",
+        step: int | None = None,
+        request: Any = None,
+    ) -> None:
+        """Record what a model call spent in the session's ledger.
+
+        The usage is priced (:func:`~contextwise.price_usage`) and stored with the session.
+        When the session counts with a calibrated counter
+        (:meth:`~contextwise.CalibratedCounter.for_model`) and ``request`` is given, the counter
+        also learns from the call, and its state is kept in the store for the next process.
+        The summaries that the policy's compressors paid for are recorded by :meth:`context`
+        themselves, as ``summarizer`` calls.
+
+        Args:
+            usage: The call's usage, or the provider's response
+                (:func:`~contextwise.usage_from` reads it).
+            model: The model: its name or a :class:`~contextwise.routing.ModelSpec`; the
+                calibrated counter's model when omitted.
+            kind: Who spent the tokens: ``model``, ``summarizer`` or ``router``.
+            step: The harness step, when the harness counts them.
+            request: The whole request that was sent (system, tools, messages), for the
+                calibrated counter to learn from.
+
+        Raises:
+            InvalidTypeError: When the usage cannot be read (code ``unknown_usage_shape``).
+            InvalidValueError: When ``kind`` is not a usage kind (code ``invalid_choice``).
+            SessionStoreError: When the store cannot be used.
+
+        Examples:
+            >>> import asyncio
+            >>> from contextwise import Usage
+            >>> from contextwise.session import ContextSession, MemoryStore
+            >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
+            >>> asyncio.run(session.arecord_usage(Usage(input_tokens=90), kind="router"))
+            >>> asyncio.run(session.ausage()).by_kind["router"].calls
+            1
+        """
+        await run_async(
+            self._record_usage(usage, model, kind, step, request, _Threaded(self._store))
+        )
+
+    def usage(self) -> UsageSummary:
+        """Return the session's ledger: every call recorded, and the totals.
+
+        Examples:
+            >>> from contextwise.session import ContextSession, MemoryStore
+            >>> ContextSession({"mode": "audit"}, MemoryStore(), "chat-1").usage().total.calls
+            0
+        """
+        return run_sync(self._usage(self._store))
+
+    async def ausage(self) -> UsageSummary:
+        """Return the session's ledger: every call recorded, and the totals.
+
+        Returns:
+            The summary: the records in order, the total, and the totals per model and per
+            kind (``model``, ``summarizer``, ``router``), with their prices.
+
+        Raises:
+            SessionStoreError: When the store cannot be used.
+
+        Examples:
+            >>> import asyncio
+            >>> from contextwise.session import ContextSession, MemoryStore
+            >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
+            >>> asyncio.run(session.ausage()).total.calls
+            0
+        """
+        return await run_async(self._usage(_Threaded(self._store)))
+
+    def _init_counts(self) -> None:
+        """How stored counts are kept: a calibrated counter's session stores its base counter's
+        counts (id and version) and calibrates them when reading, so they never go stale."""
+        counter = self._runner.counter
+        self._calibrated: ModelCounter | None = (
+            counter if isinstance(counter, ModelCounter) else None
+        )
+        self._state_loaded = self._calibrated is None
+        if self._calibrated is None:
+            self._count_key = None if counter is None else counter_key(counter)
+            self._count_with = self._measure_with
+            return
+        base = self._calibrated.base
+        self._count_key = counter_key(base)
+        self._count_with = measure_of(self._runner.replace(counter=base))
+
+    def _calibrated_tokens(self, cache: Cache) -> list[int] | None:
+        if self._calibrated is None or cache.tokens is None:
+            return cache.tokens
+        return list(map(self._calibrated.scale, cache.tokens))
+
+    def _state_name(self) -> str:
+        assert self._calibrated is not None
+        return f"calibration:{self._calibrated.calibrated.base_key}"
+
+    def _load_calibration(self, store: Any) -> Effects[None]:
+        model = self._calibrated
+        if model is not None and hasattr(self._store, "load_state"):
+            state = yield from call(store.load_state, self._state_name())
+            found = (state or {}).get("models", {}).get(model.model, {})
+            if found.get("observations", 0) > model.calibrated.observations(model.model):
+                model.calibrated.load_state(state, models=[model.model])
+        self._state_loaded = True
+
+    def _record_usage(
+        self, usage: Any, model: Any, kind: UsageKind, step: int | None, request: Any, store: Any
+    ) -> Effects[None]:
+        calibrated = self._calibrated
+        if model is None and calibrated is not None:
+            model = calibrated.model
+        record = price_usage(usage, model=model, kind=kind, step=step)
+        yield from call(store.add_usage, self._session_id, record.to_json())
+        if request is not None and calibrated is not None and kind == "model":
+            calibrated.observe(request, record.usage)
+            yield from call(store.save_state, self._state_name(), calibrated.calibrated.state())
+
+    def _record_spent(self, result: ContextResult, store: Any) -> Effects[None]:
+        """Record what the compressors of a run paid for, as summarizer calls."""
+        for change in result.report.changes:
+            if change.usage is not None:
+                record = price_usage(change.usage, model=change.usage_model, kind="summarizer")
+                yield from call(store.add_usage, self._session_id, record.to_json())
+
+    def _usage(self, store: Any) -> Effects[UsageSummary]:
+        from contextwise.ledger import UsageRecord
+
+        rows = yield from call(store.usage, self._session_id)
+        return summarize_usage(UsageRecord.from_json(row) for row in rows)
+
     # --- cores ----------------------------------------------------------------------------------
 
     def _add(
@@ -445,8 +605,8 @@ class ContextSession:
                 for value, chars in zip(values, sizes, strict=True)
             ]
             return Cache(stored, decoded, sizes, None, roles)
-        counter_id = str(counter.id)
-        tokens = [self._measure_with.one_message_tokens(message) for message in decoded]
+        counter_id = self._count_key
+        tokens = [self._count_with.one_message_tokens(message) for message in decoded]
         stored = [
             StoredMessage(0, 0, value, chars, count, counter_id)
             for value, chars, count in zip(values, sizes, tokens, strict=True)
@@ -454,6 +614,8 @@ class ContextSession:
         return Cache(stored, decoded, sizes, tokens, roles)
 
     def _refresh(self, store: Any) -> Effects[None]:
+        if not self._state_loaded:
+            yield from self._load_calibration(store)
         since = None if self._version is None else (self._version, self._last_item)
         snapshot: SessionSnapshot = yield from call(store.read, self._session_id, since)
         if snapshot.items or snapshot.complete:
@@ -467,11 +629,11 @@ class ContextSession:
         counter = self._runner.counter
         tokens: list[int] | None = None
         if counter is not None:
-            counter_id = str(counter.id)
+            counter_id = self._count_key
             tokens = [
                 item.tokens
                 if item.tokens is not None and item.counter_id == counter_id
-                else self._measure_with.one_message_tokens(message)
+                else self._count_with.one_message_tokens(message)
                 for item, message in zip(items, messages, strict=True)
             ]
         plain = plain_messages(messages) if messages else None
@@ -496,11 +658,13 @@ class ContextSession:
         yield from self._refresh(store)
         cache = self._cache
         fragment = Fragment(self._fragment_id, messages=cache.messages)
-        known = KnownSizes(chars=cache.chars, tokens=cache.tokens, roles=cache.roles)
+        tokens = self._calibrated_tokens(cache)
+        known = KnownSizes(chars=cache.chars, tokens=tokens, roles=cache.roles)
         removed_by: dict[int, str] = {}
         result = yield from runner_core(
             self._runner, [fragment], {self._fragment_id: known}, removed_by
         )
+        yield from self._record_spent(result, store)
         if self._runner.policy.mode != "reduce" or not any(
             change.status == "applied" for change in result.report.changes
         ):

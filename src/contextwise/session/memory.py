@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
@@ -31,6 +32,8 @@ from contextwise.session.records import (
     check_items,
     check_session_id,
     check_since,
+    check_state_name,
+    json_text,
 )
 
 _ITEM_ID = attrgetter("item_id")
@@ -78,12 +81,16 @@ class MemoryStore:
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
         self._conversations: dict[str, tuple[int, str, str]] = {}
+        self._usage: dict[str, list[dict[str, Any]]] = {}
+        self._states: dict[str, dict[str, Any]] = {}
 
     def close(self) -> None:
         """Forget every session."""
         with self._lock:
             self._sessions.clear()
             self._conversations.clear()
+            self._usage.clear()
+            self._states.clear()
 
     def load_conversation(self, key: str, *, ttl: float | None = None) -> tuple[int, Any] | None:
         """Read what an integration remembers of a conversation.
@@ -309,6 +316,34 @@ class MemoryStore:
                 item.item_id for item in session.context.values() if item.created_by == change_id
             ]
         return [item.item_id for item in archived], created
+
+    # --- the usage ledger and the calibration states ------------------------------------------
+
+    def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
+        """Add a record to a session's usage ledger (JSON data)."""
+        check_session_id(session_id)
+        text = json_text(record, "record")
+        with self._lock:
+            self._usage.setdefault(session_id, []).append(json.loads(text))
+
+    def usage(self, session_id: str) -> list[dict[str, Any]]:
+        """Read a session's usage ledger, in the order recorded."""
+        check_session_id(session_id)
+        with self._lock:
+            return list(self._usage.get(session_id, ()))
+
+    def load_state(self, name: str) -> dict[str, Any] | None:
+        """Read a named state (a calibration), or ``None``."""
+        name = check_state_name(name)
+        with self._lock:
+            return self._states.get(name)
+
+    def save_state(self, name: str, state: dict[str, Any]) -> None:
+        """Keep a named state (JSON data), replacing the previous one."""
+        name = check_state_name(name)
+        text = json_text(state, "state")
+        with self._lock:
+            self._states[name] = json.loads(text)
 
 
 def _in_order(items: dict[int, StoredMessage]) -> list[StoredMessage]:

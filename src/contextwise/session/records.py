@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from contextwise._checks import finite_float
-from contextwise._translation import short_repr
+from contextwise._checks import MAX_DEPTH, finite_float, too_deep
+from contextwise._translation import short_repr, short_text
 from contextwise.errors import InvalidTypeError, InvalidValueError
 
 SESSION_SCHEMA_VERSION = 2
@@ -381,6 +382,47 @@ def _encodes(value: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def check_state_name(name: object) -> str:
+    """Check the name of a state a store keeps (a calibration), as every store does.
+
+    Raises:
+        InvalidTypeError: When it is not a string (code ``not_a_string``).
+        InvalidValueError: When it is blank, too long or holds a NUL character or a lone
+            surrogate (code ``invalid_state_name``).
+    """
+    text = check_text_id(name, "name", "invalid_state_name")
+    if not text.strip():
+        raise InvalidValueError(
+            "invalid_state_name", value=short_repr(name), limit=SESSION_ID_LIMIT
+        )
+    return text
+
+
+def json_text(value: object, field: str) -> str:
+    """The JSON text a store keeps for a record or a state: a mapping that JSON encodes.
+
+    Raises:
+        InvalidTypeError: When the value is not a mapping (code ``not_a_mapping``).
+        InvalidValueError: When JSON cannot encode it, or it is nested too deep (code
+            ``store_value_not_json``).
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError("not_a_mapping", name=field, type_name=type(value).__name__)
+    if too_deep(value):
+        raise InvalidValueError(
+            "store_value_not_json", field=field, reason=f"nested over {MAX_DEPTH} levels"
+        )
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidValueError(
+            "store_value_not_json", field=field, reason=short_text(exc)
+        ) from exc
+    if not (text.isascii() or _encodes(text)):
+        raise InvalidValueError("store_value_not_json", field=field, reason="a lone surrogate")
+    return text
 
 
 MAX_ID = 2**63 - 1

@@ -37,6 +37,8 @@ from contextwise.session.records import (
     check_items,
     check_session_id,
     check_since,
+    check_state_name,
+    json_text,
 )
 
 SCHEMA = (
@@ -53,6 +55,11 @@ SCHEMA = (
     "item_count BIGINT NOT NULL, version BIGINT NOT NULL, stored_at DOUBLE PRECISION NOT NULL, "
     "PRIMARY KEY (session_id, idempotency_key))",
     conversations.TABLE,
+    # The usage ledger and the named states (calibrations): read and written apart from the
+    # messages, by record_usage and usage.
+    "CREATE TABLE IF NOT EXISTS contextwise_usage (session_id TEXT NOT NULL, "
+    "seq BIGINT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
+    "CREATE TABLE IF NOT EXISTS contextwise_states (name TEXT PRIMARY KEY, state TEXT NOT NULL)",
 )
 
 INDEXES = (
@@ -68,6 +75,8 @@ LAYOUT = (
     "FROM contextwise_idempotency WHERE 1 = 0",
     "SELECT conversation_key, version, data, updated_at FROM contextwise_conversations "
     "WHERE 1 = 0",
+    "SELECT session_id, seq, record FROM contextwise_usage WHERE 1 = 0",
+    "SELECT name, state FROM contextwise_states WHERE 1 = 0",
 )
 """Statements that read every column of the layout, to tell an older layout before using it."""
 
@@ -316,6 +325,59 @@ class SqlStore(abc.ABC):
         conversations.encode(key, value)
         with self._open(True) as tx:
             return conversations.save(tx, key, value, version, ttl)
+    # --- the usage ledger and the calibration states ------------------------------------------
+
+    def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
+        """Add a record to a session's usage ledger (JSON data), in one transaction."""
+        check_session_id(session_id)
+        text = json_text(record, "record")
+        with self._open(True) as tx:
+            found = tx.rows(
+                "SELECT COALESCE(MAX(seq), 0) FROM contextwise_usage WHERE session_id = :s",
+                {"s": session_id},
+            )
+            tx.rows(
+                "INSERT INTO contextwise_usage (session_id, seq, record) VALUES (:s, :n, :r)",
+                {"s": session_id, "n": int(found[0][0]) + 1, "r": text},
+            )
+
+    def usage(self, session_id: str) -> list[dict[str, Any]]:
+        """Read a session's usage ledger, in the order recorded."""
+        check_session_id(session_id)
+        with self._open(False) as tx:
+            rows = tx.rows(
+                "SELECT record FROM contextwise_usage WHERE session_id = :s ORDER BY seq",
+                {"s": session_id},
+            )
+        return [_loaded(row[0], session_id) for row in rows]
+
+    def load_state(self, name: str) -> dict[str, Any] | None:
+        """Read a named state (a calibration), or ``None``."""
+        name = check_state_name(name)
+        with self._open(False) as tx:
+            rows = tx.rows("SELECT state FROM contextwise_states WHERE name = :n", {"n": name})
+        return _loaded(rows[0][0], name) if rows else None
+
+    def save_state(self, name: str, state: dict[str, Any]) -> None:
+        """Keep a named state (JSON data), replacing the previous one, in one transaction."""
+        name = check_state_name(name)
+        text = json_text(state, "state")
+        with self._open(True) as tx:
+            tx.rows(
+                "INSERT INTO contextwise_states (name, state) VALUES (:n, :v) "
+                "ON CONFLICT (name) DO UPDATE SET state = excluded.state",
+                {"n": name, "v": text},
+            )
+
+
+def _loaded(text: object, owner: str) -> Any:
+    """A record or state read back; one that does not decode is a damaged row."""
+    try:
+        return json.loads(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise SessionStoreError(
+            "store_row_unreadable", session_id=owner, detail=str(exc)[:200]
+        ) from exc
 
 
 def check_schema(tx: Transaction) -> None:

@@ -4,11 +4,20 @@ mapping with a ``role`` and a ``content``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Set as AbstractSet
+from typing import Any, Final, TypeGuard
 
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
-from contextwise.shapes.facts import MessageFacts, MessageShape, Reader, Role
+from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE
+from contextwise.shapes.facts import (
+    MessageFacts,
+    MessageShape,
+    Reader,
+    Role,
+    ToolCall,
+    ToolResult,
+)
 from contextwise.shapes.parts import ANTHROPIC_KINDS, RESPONSES_KINDS, read_parts
 
 ROLES: Final[Mapping[str, Role]] = {
@@ -101,3 +110,147 @@ def read_call(call: Mapping[str, Any], reader: Reader, where: str) -> None:
         reader.data(arguments)
     else:
         reader.text(arguments, f"{where}.arguments")
+
+
+# --- tool uses: what the clear and clip steps read and rewrite ---------------------------------
+
+THINKING_BLOCKS: Final[frozenset[str]] = frozenset({"thinking", "redacted_thinking"})
+"""The Anthropic block types that hold a model's thinking."""
+
+
+def chat_results(message: Mapping[str, Any]) -> list[ToolResult]:
+    """The tool results of a chat message: a ``tool`` message's content, then each Anthropic
+    ``tool_result`` block, in order; a result without a call id is left out."""
+    found: list[ToolResult] = []
+    if message.get("role") in ("tool", "function"):
+        answered = message.get("tool_call_id")
+        if isinstance(answered, str):
+            found.append(ToolResult(answered, answered, content_text(message.get("content"))))
+        return found
+    for block in _result_blocks(message):
+        answered = block.get("tool_use_id")
+        if isinstance(answered, str):
+            found.append(ToolResult(answered, answered, content_text(block.get("content"))))
+    return found
+
+
+def chat_calls(message: Mapping[str, Any]) -> list[ToolCall]:
+    """The tool calls of a chat message: its ``tool_calls`` entries, then its ``tool_use``
+    blocks, in order; a call without an id is left out."""
+    found: list[ToolCall] = []
+    for call in _call_entries(message):
+        function = call.get("function")
+        source = function if isinstance(function, Mapping) else call
+        name = source.get("name")
+        found.append(ToolCall(call["id"], name if isinstance(name, str) else ""))
+    for block in _use_blocks(message):
+        name = block.get("name")
+        found.append(ToolCall(block["id"], name if isinstance(name, str) else ""))
+    return found
+
+
+def chat_with_results(message: Mapping[str, Any], texts: Mapping[int, str]) -> dict[str, Any]:
+    """A copy of a chat message whose results at the given positions (those of
+    :func:`chat_results`) hold the given texts instead of their content."""
+    if message.get("role") in ("tool", "function"):
+        return {**message, "content": texts[0]} if 0 in texts else dict(message)
+    position = 0
+    content: list[Any] = []
+    for part in message.get("content") or ():
+        if _is_block(part, "tool_result") and isinstance(part.get("tool_use_id"), str):
+            if position in texts:
+                part = {**part, "content": texts[position]}
+            position += 1
+        content.append(part)
+    return {**message, "content": content}
+
+
+def chat_without_inputs(message: Mapping[str, Any], positions: AbstractSet[int]) -> dict[str, Any]:
+    """A copy of a chat message whose calls at the given positions (those of :func:`chat_calls`)
+    have empty arguments: ``"{}"`` for a string, ``{}`` for an object."""
+    position = 0
+    calls: list[Any] = []
+    for call in message.get("tool_calls") or ():
+        if _has_id(call):
+            if position in positions:
+                call = _emptied_call(call)
+            position += 1
+        calls.append(call)
+    copy = dict(message)
+    if calls:
+        copy["tool_calls"] = calls
+    content = message.get("content")
+    if isinstance(content, list | tuple):
+        blocks: list[Any] = []
+        for part in content:
+            if _is_block(part, "tool_use") and isinstance(part.get("id"), str):
+                if position in positions:
+                    part = {**part, "input": {}}
+                position += 1
+            blocks.append(part)
+        copy["content"] = blocks
+    return copy
+
+
+def chat_without_thinking(message: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A copy of a chat message without its thinking blocks, or ``None`` when it has none or
+    holds nothing else."""
+    content = message.get("content")
+    if not isinstance(content, list | tuple):
+        return None
+    kept = [part for part in content if not _is_thinking(part)]
+    if len(kept) == len(content) or not kept:
+        return None
+    return {**message, "content": kept}
+
+
+def content_text(content: object) -> str:
+    """The text of a content (a string, or a list of parts), its pieces joined by newlines."""
+    if isinstance(content, str):
+        return content
+    pieces: list[str] = []
+    if isinstance(content, list | tuple):
+        reader = Reader(0, DEFAULT_PART_ESTIMATE, pieces)
+        read_parts(content, reader, "content", MessageFacts("openai-chat", "tool"))
+    return "\n".join(pieces)
+
+
+def _is_block(part: object, kind: str) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(part, Mapping) and part.get("type") == kind
+
+
+def _is_thinking(part: object) -> bool:
+    return isinstance(part, Mapping) and part.get("type") in THINKING_BLOCKS
+
+
+def _has_id(call: object) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(call, Mapping) and isinstance(call.get("id"), str)
+
+
+def _call_entries(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [call for call in message.get("tool_calls") or () if _has_id(call)]
+
+
+def _blocks(message: Mapping[str, Any], kind: str, key: str) -> list[Mapping[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list | tuple):
+        return []
+    return [part for part in content if _is_block(part, kind) and isinstance(part.get(key), str)]
+
+
+def _result_blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return _blocks(message, "tool_result", "tool_use_id")
+
+
+def _use_blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return _blocks(message, "tool_use", "id")
+
+
+def _emptied_call(call: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool call entry with empty arguments, in the form it had."""
+    function = call.get("function")
+    if isinstance(function, Mapping):
+        return {**call, "function": {**function, "arguments": "{}"}}
+    arguments = call.get("args", call.get("arguments"))
+    key = "args" if "args" in call else "arguments"
+    return {**call, key: "{}" if isinstance(arguments, str) else {}}

@@ -157,6 +157,33 @@ class Reader:
         return facts
 
 
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One tool result that a message holds, as the ``clear`` and ``clip`` steps and
+    :func:`~contextwise.recall` read it."""
+
+    key: CallKey
+    """What pairs it with its call: the call id, or ``("name", name)``."""
+
+    ref: str
+    """What names it for :func:`~contextwise.recall`: the call id, or ``name@digest`` for a
+    Gemini result without an id (the digest is the start of the SHA-256 of its response)."""
+
+    text: str
+    """Its text, as :func:`~contextwise.recall` returns it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call that a message makes."""
+
+    key: CallKey
+    """What pairs it with its results: the call id, or ``("name", name)``."""
+
+    name: str
+    """The name of the tool it calls."""
+
+
 def compact_json(value: object, index: int = 0) -> str:
     """The compact JSON text of a value: no spaces, non-ASCII characters kept, other objects as
     their ``str``.

@@ -10,14 +10,15 @@ the calls (their ``id`` pairs them) and a ``ToolMessage`` answers the call named
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import compress, repeat
 from operator import attrgetter, concat, is_
 from typing import Any, Final
 
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
-from contextwise.shapes.chat import read_call
-from contextwise.shapes.facts import MessageFacts, Reader, Role
+from contextwise.shapes.chat import THINKING_BLOCKS, content_text, read_call
+from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
 from contextwise.shapes.parts import read_parts
 
 TYPES: Final[Mapping[str, Role]] = {
@@ -167,3 +168,102 @@ def _function_calls(replies: list[Any]) -> Iterator[object]:
     """The legacy ``function_call`` of each AI message's ``additional_kwargs`` (``dict.get``
     raises TypeError when they are not a dict: the messages are then read one by one)."""
     return map(dict.get, map(attrgetter("additional_kwargs"), replies), repeat("function_call"))
+
+
+# --- tool uses: what the clear and clip steps read and rewrite ---------------------------------
+
+
+def langchain_results(message: Any) -> list[ToolResult]:
+    """The tool result of a ``ToolMessage``: its content, answering its ``tool_call_id``."""
+    answered = getattr(message, "tool_call_id", None)
+    if getattr(message, "type", None) not in ("tool", "ToolMessageChunk") or not isinstance(
+        answered, str
+    ):
+        return []
+    return [ToolResult(answered, answered, content_text(getattr(message, "content", None)))]
+
+
+def langchain_calls(message: Any) -> list[ToolCall]:
+    """The tool calls of an ``AIMessage``: its ``tool_calls``, then the ``tool_use`` blocks of
+    its content that they do not list."""
+    found: list[ToolCall] = []
+    for call in getattr(message, "tool_calls", None) or ():
+        if isinstance(call, Mapping) and isinstance(call.get("id"), str):
+            name = call.get("name")
+            found.append(ToolCall(call["id"], name if isinstance(name, str) else ""))
+    listed = {call.key for call in found}
+    content = getattr(message, "content", None)
+    for block in content if isinstance(content, list) else ():
+        if (
+            isinstance(block, Mapping)
+            and block.get("type") == "tool_use"
+            and isinstance(block.get("id"), str)
+            and block["id"] not in listed
+        ):
+            name = block.get("name")
+            found.append(ToolCall(block["id"], name if isinstance(name, str) else ""))
+    return found
+
+
+def langchain_with_results(message: Any, texts: Mapping[int, str]) -> Any:
+    """A copy of a ``ToolMessage`` whose content is the given text."""
+    return message.model_copy(update={"content": texts[0]}) if 0 in texts else message
+
+
+def langchain_without_inputs(message: Any, positions: AbstractSet[int]) -> Any:
+    """A copy of an ``AIMessage`` whose calls at the given positions have empty arguments, in
+    ``tool_calls``, in the ``tool_use`` blocks of its content and in the provider's
+    ``additional_kwargs``."""
+    calls = langchain_calls(message)
+    cleared = {calls[position].key for position in positions if position < len(calls)}
+    update: dict[str, Any] = {
+        "tool_calls": [
+            {**call, "args": {}} if call.get("id") in cleared else call
+            for call in getattr(message, "tool_calls", None) or ()
+        ]
+    }
+    content = getattr(message, "content", None)
+    if isinstance(content, list):
+        update["content"] = [
+            {**block, "input": {}}
+            if isinstance(block, Mapping)
+            and block.get("type") == "tool_use"
+            and block.get("id") in cleared
+            else block
+            for block in content
+        ]
+    extra = getattr(message, "additional_kwargs", None)
+    if isinstance(extra, Mapping) and isinstance(extra.get("tool_calls"), list):
+        update["additional_kwargs"] = {
+            **extra,
+            "tool_calls": [
+                _emptied_raw_call(call)
+                if isinstance(call, Mapping) and call.get("id") in cleared
+                else call
+                for call in extra["tool_calls"]
+            ],
+        }
+    return message.model_copy(update=update)
+
+
+def langchain_without_thinking(message: Any) -> Any | None:
+    """A copy of an ``AIMessage`` without the thinking blocks of its content, or ``None`` when it
+    has none or holds nothing else (a message with tool calls always holds something else)."""
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        return None
+    kept = [block for block in content if not _is_thinking(block)]
+    if len(kept) == len(content) or not (kept or getattr(message, "tool_calls", None)):
+        return None
+    return message.model_copy(update={"content": kept})
+
+
+def _is_thinking(block: object) -> bool:
+    return isinstance(block, Mapping) and block.get("type") in THINKING_BLOCKS
+
+
+def _emptied_raw_call(call: Mapping[str, Any]) -> dict[str, Any]:
+    function = call.get("function")
+    if isinstance(function, Mapping):
+        return {**call, "function": {**function, "arguments": "{}"}}
+    return dict(call)

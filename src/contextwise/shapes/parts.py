@@ -82,7 +82,29 @@ def read_part(
     """Measure one part that is not a ``tool_result``."""
     if not isinstance(kind, str):
         _plain(part, kind, reader, at)
-    elif kind == "tool_use" or kind.endswith("_tool_use"):
+    elif _tool_part(part, kind, reader, at, links):
+        return
+    elif kind in _TEXT_FIELDS:
+        reader.text(part.get(_TEXT_FIELDS[kind]), f"{at}.{_TEXT_FIELDS[kind]}")
+    elif kind == "redacted_thinking":
+        _encrypted(part.get("data"), reader)
+    elif not _media(part, kind, reader, at, links) and kind not in _SKIPPED:
+        _plain(part, kind, reader, at)
+
+
+_TEXT_FIELDS: Final[Mapping[str, str]] = {
+    "thinking": "thinking",
+    "reasoning": "reasoning",
+    "refusal": "refusal",
+}
+"""The part types whose text is in a field named after the type."""
+
+
+def _tool_part(
+    part: Mapping[str, object], kind: str, reader: Reader, at: str, links: MessageFacts
+) -> bool:
+    """Measure a tool call or a server-side tool's call or result; tell whether it was one."""
+    if kind == "tool_use" or kind.endswith("_tool_use"):
         reader.text(part.get("name"), f"{at}.name")
         if "input" in part:
             reader.data(part["input"])
@@ -99,16 +121,9 @@ def read_part(
                 _inner(value, reader, f"{at}.{name}", links)
             elif value is not None:
                 reader.data(value)
-    elif kind == "thinking":
-        reader.text(part.get("thinking"), f"{at}.thinking")
-    elif kind == "reasoning":
-        reader.text(part.get("reasoning"), f"{at}.reasoning")
-    elif kind == "redacted_thinking":
-        _encrypted(part.get("data"), reader)
-    elif kind == "refusal":
-        reader.text(part.get("refusal"), f"{at}.refusal")
-    elif not _media(part, kind, reader, at, links) and kind not in _SKIPPED:
-        _plain(part, kind, reader, at)
+    else:
+        return False
+    return True
 
 
 def _plain(part: Mapping[str, object], kind: object, reader: Reader, at: str) -> None:

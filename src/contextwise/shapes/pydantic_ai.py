@@ -10,12 +10,14 @@ Built-in tool calls carry their result in the same response.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import replace
 from typing import Any, Final
 
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
-from contextwise.shapes.estimate import PartKind
-from contextwise.shapes.facts import MessageFacts, Reader, Role
+from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartKind
+from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
 from contextwise.shapes.parts import read_parts
 
 _MEDIA: Final[Mapping[str, PartKind]] = {
@@ -158,3 +160,88 @@ def _binary(item: object, reader: Reader) -> None:
 
 def _string(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+# --- tool uses: what the clear and clip steps read and rewrite ---------------------------------
+
+
+def pydantic_ai_results(message: Any) -> list[ToolResult]:
+    """The tool results of a ``ModelRequest``: its ``ToolReturnPart`` parts and the
+    ``RetryPromptPart`` parts that name a tool, in order."""
+    found: list[ToolResult] = []
+    for part in _result_parts(message):
+        pieces: list[str] = []
+        _value(part.content, Reader(0, DEFAULT_PART_ESTIMATE, pieces), "content")
+        found.append(ToolResult(part.tool_call_id, part.tool_call_id, "\n".join(pieces)))
+    return found
+
+
+def pydantic_ai_calls(message: Any) -> list[ToolCall]:
+    """The tool calls of a ``ModelResponse``: its ``ToolCallPart`` parts, in order."""
+    return [ToolCall(part.tool_call_id, str(part.tool_name)) for part in _call_parts(message)]
+
+
+def pydantic_ai_with_results(message: Any, texts: Mapping[int, str]) -> Any:
+    """A copy of a ``ModelRequest`` whose results at the given positions hold the given texts."""
+    results = _result_parts(message)
+    new = {id(results[position]): text for position, text in texts.items()}
+    parts = [
+        replace(part, content=new[id(part)]) if id(part) in new else part for part in message.parts
+    ]
+    return replace(message, parts=parts)
+
+
+def pydantic_ai_without_inputs(message: Any, positions: AbstractSet[int]) -> Any:
+    """A copy of a ``ModelResponse`` whose calls at the given positions have empty arguments:
+    ``"{}"`` for a string, ``{}`` otherwise."""
+    calls = _call_parts(message)
+    chosen = {id(calls[position]) for position in positions if position < len(calls)}
+    parts = [
+        replace(part, args="{}" if isinstance(part.args, str) else {})
+        if id(part) in chosen
+        else part
+        for part in message.parts
+    ]
+    return replace(message, parts=parts)
+
+
+def pydantic_ai_without_thinking(message: Any) -> Any | None:
+    """A copy of a ``ModelResponse`` without its ``ThinkingPart`` parts, or ``None`` when it has
+    none or holds nothing else. Its tool calls lose their provider item ``id``, which may tie
+    them to the reasoning that produced them."""
+    if getattr(message, "kind", None) != "response":
+        return None
+    parts = list(message.parts)
+    kept = [part for part in parts if getattr(part, "part_kind", None) != "thinking"]
+    if len(kept) == len(parts) or not kept:
+        return None
+    kept = [
+        replace(part, id=None)
+        if getattr(part, "part_kind", None) == "tool-call" and getattr(part, "id", None)
+        else part
+        for part in kept
+    ]
+    return replace(message, parts=kept)
+
+
+def _result_parts(message: Any) -> list[Any]:
+    if getattr(message, "kind", None) != "request":
+        return []
+    return [
+        part
+        for part in message.parts
+        if getattr(part, "part_kind", None) in _RESULTS
+        and (getattr(part, "part_kind", None) == "tool-return" or getattr(part, "tool_name", None))
+        and isinstance(getattr(part, "tool_call_id", None), str)
+    ]
+
+
+def _call_parts(message: Any) -> list[Any]:
+    if getattr(message, "kind", None) != "response":
+        return []
+    return [
+        part
+        for part in message.parts
+        if getattr(part, "part_kind", None) == "tool-call"
+        and isinstance(getattr(part, "tool_call_id", None), str)
+    ]

@@ -14,9 +14,11 @@ in the same item. A ``reasoning`` item stays with the item that follows it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
-from contextwise.shapes.facts import MessageFacts, Reader, Role
+from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE
+from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
 from contextwise.shapes.parts import read_parts
 
 CALLS: Final[Mapping[str, str]] = {
@@ -153,3 +155,71 @@ def _encrypted(value: object, reader: Reader) -> None:
 
 def _string(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+# --- tool uses: what the clear and clip steps read and rewrite ---------------------------------
+
+TEXT_OUTPUTS: Final[frozenset[str]] = OUTPUTS - {"computer_call_output"}
+"""The outputs whose content may be text; a ``computer_call_output`` must stay a screenshot."""
+
+FREE_INPUTS: Final[Mapping[str, str]] = {"function_call": "arguments", "custom_tool_call": "input"}
+"""The calls whose input is free text, by the field that holds it; the other calls hold
+structured actions that the API requires."""
+
+
+def item_results(item: Mapping[str, Any]) -> list[ToolResult]:
+    """The tool result of a Responses item: the output of a call, when it may be text."""
+    if item.get("type") not in TEXT_OUTPUTS:
+        return []
+    answered = item.get("call_id", item.get("id"))
+    if not isinstance(answered, str):
+        return []
+    pieces: list[str] = []
+    reader = Reader(0, DEFAULT_PART_ESTIMATE, pieces)
+    _output(item.get("output"), reader, MessageFacts("openai-responses", "tool"))
+    return [ToolResult(answered, answered, "\n".join(pieces))]
+
+
+def item_calls(item: Mapping[str, Any]) -> list[ToolCall]:
+    """The tool call of a Responses call item; its name, or its type for a built-in tool."""
+    kind = item.get("type")
+    call_id = item.get("call_id")
+    if kind not in CALLS or not isinstance(call_id, str):
+        return []
+    name = item.get("name")
+    return [ToolCall(call_id, name if isinstance(name, str) else str(kind).removesuffix("_call"))]
+
+
+def item_with_results(item: Mapping[str, Any], texts: Mapping[int, str]) -> dict[str, Any]:
+    """A copy of an output item that holds a text instead of its output (a shell output keeps
+    its outcome)."""
+    if 0 not in texts:
+        return dict(item)
+    text = texts[0]
+    if item.get("type") != "shell_call_output":
+        return {**item, "output": text}
+    chunks = item.get("output")
+    last = chunks[-1] if isinstance(chunks, list | tuple) and chunks else {}
+    chunk: dict[str, Any] = {"stdout": text, "stderr": ""}
+    if isinstance(last, Mapping) and "outcome" in last:
+        chunk["outcome"] = last["outcome"]
+    return {**item, "output": [chunk]}
+
+
+def item_without_inputs(item: Mapping[str, Any], positions: AbstractSet[int]) -> dict[str, Any]:
+    """A copy of a call item with empty free-text input (``"{}"``); a built-in tool's action
+    stays, since the API requires it."""
+    field = FREE_INPUTS.get(str(item.get("type")))
+    if field is None or 0 not in positions:
+        return dict(item)
+    return {**item, field: "{}"}
+
+
+def without_item_id(item: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A copy of a call item without its ``id``, which ties it to the reasoning item that
+    produced it; ``None`` when the item's ``id`` is required (a message, a built-in call)."""
+    if "id" not in item:
+        return dict(item)
+    if item.get("type") not in FREE_INPUTS:
+        return None
+    return {key: value for key, value in item.items() if key != "id"}

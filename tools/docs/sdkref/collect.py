@@ -126,6 +126,12 @@ def text_blocks(text: str, context: str, first: bool, start: int) -> tuple[list[
                 break
             chunk.append(lines[index])
             index += 1
+        if chunk[0].lstrip().startswith("|"):
+            # A Markdown table keeps its rows: one message, translated whole.
+            number += 1
+            table = "\n".join(row.strip() for row in chunk)
+            blocks.append(Block("paragraph", msgs=(Msg(f"{context}:paragraph:{number}", table),)))
+            continue
         if _LIST_ITEM.match(chunk[0]):
             number += 1
             items: list[list[str]] = []

@@ -11,13 +11,14 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 
+from tools import generated
 from tools.docs import freshness
 from tools.docs.sdkref import catalog
 from tools.docs.sdkref.collect import collect
 from tools.docs.sdkref.model import Msg, Reference
 from tools.docs.sdkref.render import Renderer, Translate, english
 from tools.docs.sdkref.stats import Coverage, coverage
-from tools.i18n import catalogs, languages
+from tools.i18n import languages
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -112,23 +113,17 @@ def orphans(project: Project, files: dict[Path, str]) -> list[Path]:
 
 def check(project: Project, files: dict[Path, str]) -> list[str]:
     """What ``render`` would change: stale or missing files and orphan pages."""
-    problems: list[str] = []
-    for path, text in files.items():
-        if not path.is_file():
-            problems.append(f"missing: {project.relative(path)}")
-        elif path.read_text(encoding="utf-8") != text:
-            problems.append(f"stale: {project.relative(path)}")
+    problems = [
+        f"{'stale' if path.is_file() else 'missing'}: {project.relative(path)}"
+        for path in generated.stale(files)
+    ]
     problems += [f"orphan: {project.relative(path)}" for path in orphans(project, files)]
     return problems
 
 
 def write(project: Project, files: dict[Path, str]) -> list[str]:
     """Write the files whose content changed and remove the orphan pages; report what changed."""
-    changed = [
-        f"written: {project.relative(path)}"
-        for path, text in files.items()
-        if catalogs.write_if_changed(path, text)
-    ]
+    changed = [f"written: {project.relative(path)}" for path in generated.sync(files)]
     for path in orphans(project, files):
         path.unlink()
         changed.append(f"removed: {project.relative(path)}")

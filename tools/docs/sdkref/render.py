@@ -436,6 +436,8 @@ def _collapse(text: str) -> str:
 
     ``str.split()`` would split on U+00A0 and U+202F too, and lose them.
     """
+    if text.startswith("|"):  # a Markdown table keeps its rows
+        return "\n".join(_BLANKS.sub(" ", row).strip(" ") for row in text.split("\n"))
     return _BLANKS.sub(" ", text).strip(" ")
 
 

@@ -1,0 +1,404 @@
+"""Recall: the model reads back, page by page, a tool result that a ``clear`` or ``clip`` step
+took out of its context.
+
+A cleared result says ``[cleared: 48213 characters; recall("call_7")]`` and a clipped one holds
+``[clipped: 40213 characters; recall("call_7")]``: ``call_7`` is the id of the tool call, the
+**ref**. :func:`~contextwise.recall` finds the original result with that ref, first in the
+framework's own history (which keeps every message: contextwise only fits what the model sees),
+then in the archive of a :class:`~contextwise.session.ContextSession`, and returns one page of its
+text. :func:`~contextwise.recall_tool` offers the same as a tool the model calls, in the OpenAI
+function format; each integration offers it in its framework's own form.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
+from contextwise.messages import ChatMessage
+from contextwise.policy.clearing import is_reduced
+from contextwise.shapes import read_message
+from contextwise.shapes.tools import tool_results
+
+DEFAULT_RECALL_LIMIT: Final = 8_000
+"""The most characters that one page of :func:`~contextwise.recall` holds, by default."""
+
+RecallSource: TypeAlias = Literal["history", "archive"]
+"""Where :func:`~contextwise.recall` found the original: the framework's history, or the session's
+archive."""
+
+@dataclass(frozen=True, slots=True)
+class RecallPage:
+    """One page of a recalled tool result.
+
+    Examples:
+        >>> page = RecallPage("call_7", "Hello", offset=0, total_chars=12, source="history")
+        >>> page.next_offset, page.for_model()
+        (5, 'Hello\\n[recall("call_7"): characters 0 to 5 of 12; more from offset 5]')
+    """
+
+    ref: str
+    """The ref that was recalled: the id of the tool call."""
+
+    text: str
+    """The page: the original text from ``offset``, at most ``limit`` characters."""
+
+    offset: int
+    """Where the page starts in the original text, in characters."""
+
+    total_chars: int
+    """The length of the whole original text."""
+
+    source: RecallSource
+    """Where the original was found: ``history`` or ``archive``."""
+
+    @property
+    def next_offset(self) -> int | None:
+        """Where the next page starts, or ``None`` when this page reaches the end."""
+        end = self.offset + len(self.text)
+        return end if end < self.total_chars else None
+
+    def for_model(self) -> str:
+        """The page as the model reads it: the text, then a line saying which characters it
+        holds and where the next page starts. The line is not translated: the model reads it.
+        """
+        end = self.offset + len(self.text)
+        more = "end" if self.next_offset is None else f"more from offset {end}"
+        return (
+            f'{self.text}\n[recall("{self.ref}"): characters {self.offset} to {end} of '
+            f"{self.total_chars}; {more}]"
+        )
+
+
+def recall(
+    ref: str,
+    *,
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None,
+    archive: object = None,
+    offset: int = 0,
+    limit: int = DEFAULT_RECALL_LIMIT,
+) -> RecallPage:
+    """Return a page of the original text of a cleared or clipped tool result.
+
+    Examples:
+        >>> from contextwise import recall
+        >>> history = [{"role": "tool", "tool_call_id": "call_7", "content": "x" * 20_000}]
+        >>> page = recall("call_7", history=history, offset=8_000)
+        >>> len(page.text), page.next_offset, page.total_chars
+        (8000, 16000, 20000)
+    """
+    return run_sync(_recall(ref, history, archive, offset, limit))
+
+
+async def arecall(
+    ref: str,
+    *,
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None,
+    archive: object = None,
+    offset: int = 0,
+    limit: int = DEFAULT_RECALL_LIMIT,
+) -> RecallPage:
+    """Return a page of the original text of a cleared or clipped tool result.
+
+    The original is the tool result whose call id is ``ref`` (a Gemini result without an id is
+    named ``name@digest``, as its placeholder says). It is looked for in ``history`` first, the
+    framework's own messages, which keep every original; then in ``archive``, where a
+    :class:`~contextwise.session.ContextSession` keeps what its policy took out. A result that
+    was itself cleared or clipped is not an original and is passed over. A long original is read
+    in pages, so that recalling it never fills the context at once.
+
+    Args:
+        ref: The ref that the placeholder names: the id of the tool call.
+        history: The framework's messages, in any supported shape, or a function (sync or
+            async) that returns them.
+        archive: A :class:`~contextwise.session.ContextSession`, a list of its
+            :class:`~contextwise.session.ArchivedMessage` records or of messages, or a function
+            (sync or async) that returns such a list.
+        offset: Where the page starts, in characters of the original text; 0 by default.
+        limit: The most characters the page holds; 8,000 by default.
+
+    Returns:
+        The page, with the original's length and where the next page starts.
+
+    Raises:
+        InvalidValueError: When no original has that ref (code ``unknown_recall_ref``), the
+            offset is negative (``negative_size``) or the limit is below 1
+            (``invalid_recall_limit``).
+        InvalidTypeError: When the ref is not a string, the offset or the limit is not a whole
+            number, or ``history`` or ``archive`` gives something other than a list.
+
+    Examples:
+        >>> import asyncio
+        >>> from contextwise import arecall
+        >>> history = [{"role": "tool", "tool_call_id": "call_7", "content": "Sunny, 21 degrees."}]
+        >>> asyncio.run(arecall("call_7", history=history, limit=5)).text
+        'Sunny'
+    """
+    return await run_async(_recall(ref, history, archive, offset, limit))
+
+
+def _recall(
+    ref: object, history: object, archive: object, offset: object, limit: object
+) -> Effects[RecallPage]:
+    name = _checked_ref(ref)
+    start = _whole(offset, "offset", 0)
+    size = _whole(limit, "limit", 1)
+    messages = yield from _read(history, "history")
+    text = original_text(name, messages)
+    source: RecallSource = "history"
+    if text is None:
+        archived = yield from _read(_archive_source(archive), "archive")
+        text = original_text(name, [getattr(item, "message", item) for item in archived])
+        source = "archive"
+    if text is None:
+        raise InvalidValueError("unknown_recall_ref", ref=name)
+    return RecallPage(name, text[start : start + size], start, len(text), source)
+
+
+def original_text(ref: str, messages: Sequence[ChatMessage]) -> str | None:
+    """The text of the original tool result named ``ref`` among messages, newest first, or
+    ``None``; a message that no shape knows is passed over."""
+    for message in reversed(messages):
+        try:
+            facts = read_message(message, unknown_items="opaque")
+        except ContextwiseError:
+            continue
+        if not facts.has_results:
+            continue
+        for result in tool_results(message, facts.shape):
+            if result.ref == ref and not is_reduced(result.text):
+                return result.text
+    return None
+
+
+def _read(source: object, name: str) -> Effects[Sequence[Any]]:
+    """The messages of a source: a list, or what a function (sync or async) returns."""
+    if source is None:
+        return []
+    if callable(source):
+        source = yield from call(source)
+    if not isinstance(source, list | tuple):
+        raise InvalidTypeError("not_a_message_list", name=name, type_name=type(source).__name__)
+    return source
+
+
+def _archive_source(archive: object) -> object:
+    """A session reads its archive through its async face (the drivers run it either way)."""
+    reader = getattr(archive, "aarchive", None)
+    return reader if callable(reader) and inspect.iscoroutinefunction(reader) else archive
+
+
+def _checked_ref(ref: object) -> str:
+    if not isinstance(ref, str):
+        raise InvalidTypeError("not_a_string", name="ref", type_name=type(ref).__name__)
+    return ref
+
+
+def _whole(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError("not_a_number", name=name, type_name=type(value).__name__)
+    if value < minimum:
+        if minimum == 0:
+            raise InvalidValueError("negative_size", name=name, value=value)
+        raise InvalidValueError("invalid_recall_limit", value=value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class RecallTool:
+    """Recall as a tool that the model calls: a name, a description, the JSON Schema of its
+    arguments, and a handler (see :func:`~contextwise.recall`).
+
+    :meth:`definition` gives the tool in the OpenAI function format; :meth:`handle` (or
+    :meth:`ahandle`) answers a call with the page as text. A bad call (an unknown ref, a
+    negative offset) is answered with the error's message, for the model to read, rather than
+    raised: a tool call must not end the agent's run.
+
+    Examples:
+        >>> from contextwise import recall_tool
+        >>> history = [{"role": "tool", "tool_call_id": "call_7", "content": "Sunny, 21 degrees."}]
+        >>> tool = recall_tool(history=history)
+        >>> tool.definition()["function"]["name"]
+        'recall'
+        >>> print(tool.handle('{"ref": "call_7", "limit": 5}'))
+        Sunny
+        [recall("call_7"): characters 0 to 5 of 18; more from offset 5]
+    """
+
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None
+    """The framework's messages, or a function (sync or async) that returns them."""
+
+    archive: object = None
+    """A session, its archive, or a function that returns it; see :func:`~contextwise.recall`."""
+
+    limit: int = DEFAULT_RECALL_LIMIT
+    """The most characters that one page holds; a call may ask for fewer."""
+
+    name: str = "recall"
+    """The tool's name, which the placeholders name too."""
+
+    @property
+    def description(self) -> str:
+        """What the tool does, for the model (never translated: the model reads it)."""
+        return (
+            "Read back the original of a tool result that was cleared or clipped from the "
+            "context, one page at a time. Pass the ref that the placeholder names, as in "
+            f'{self.name}("call_7"); a page ends by saying where the next one starts.'
+        )
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON Schema of the tool's arguments: ``ref``, and optional ``offset`` and
+        ``limit``."""
+        return {
+            "type": "object",
+            "properties": {
+                "ref": {
+                    "type": "string",
+                    "description": "The ref that the placeholder names: a tool call's id.",
+                },
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Where to start reading, in characters; 0 by default.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": self.limit,
+                    "description": f"The most characters to read; {self.limit} by default.",
+                },
+            },
+            "required": ["ref"],
+            "additionalProperties": False,
+        }
+
+    def definition(
+        self, api: Literal["openai-chat", "openai-responses"] = "openai-chat"
+    ) -> dict[str, Any]:
+        """The tool in the OpenAI function format.
+
+        Args:
+            api: ``openai-chat`` (the default) for Chat Completions' ``tools``, or
+                ``openai-responses`` for the Responses API's flatter form.
+
+        Returns:
+            The tool definition, ready to pass in the request's ``tools``.
+
+        Examples:
+            >>> from contextwise import recall_tool
+            >>> sorted(recall_tool().definition("openai-responses"))
+            ['description', 'name', 'parameters', 'type']
+        """
+        function = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if api == "openai-responses":
+            return {"type": "function", **function}
+        return {"type": "function", "function": function}
+
+    def handle(self, arguments: str | Mapping[str, Any]) -> str:
+        """Answer a call of the tool with the page it asks for.
+
+        Examples:
+            >>> from contextwise import recall_tool
+            >>> recall_tool().handle({"ref": "call_1"}).startswith("Nothing named 'call_1'")
+            True
+        """
+        return run_sync(self._handle(arguments))
+
+    async def ahandle(self, arguments: str | Mapping[str, Any]) -> str:
+        """Answer a call of the tool with the page it asks for.
+
+        Args:
+            arguments: The call's arguments, as the JSON text the model wrote or as a mapping.
+
+        Returns:
+            The page as the model reads it (see :meth:`RecallPage.for_model`), or the message
+            of the error that made the call fail.
+
+        Examples:
+            >>> import asyncio
+            >>> from contextwise import recall_tool
+            >>> asyncio.run(recall_tool().ahandle("not json")).startswith("The text is not")
+            True
+        """
+        return await run_async(self._handle(arguments))
+
+    def _handle(self, arguments: str | Mapping[str, Any]) -> Effects[str]:
+        try:
+            values = _arguments(arguments)
+            limit = values.get("limit", self.limit)
+            if isinstance(limit, int) and not isinstance(limit, bool):
+                limit = min(limit, self.limit)
+            page: RecallPage = yield from _recall(
+                values.get("ref"), self.history, self.archive, values.get("offset", 0), limit
+            )
+        except ContextwiseError as error:
+            return str(error)
+        return page.for_model()
+
+
+def _arguments(arguments: object) -> Mapping[str, Any]:
+    if isinstance(arguments, str | bytes):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as exc:
+            line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 0)
+            raise InvalidValueError("invalid_json", line=line, column=column) from None
+    if not isinstance(arguments, Mapping):
+        raise InvalidTypeError(
+            "not_a_mapping", name="arguments", type_name=type(arguments).__name__
+        )
+    return arguments
+
+
+def recall_tool(
+    *,
+    history: Sequence[ChatMessage] | Callable[[], Any] | None = None,
+    archive: object = None,
+    limit: int = DEFAULT_RECALL_LIMIT,
+    name: str = "recall",
+) -> RecallTool:
+    """Return :func:`~contextwise.recall` as a tool for the model, in the OpenAI function format.
+
+    Give it where the originals are: the conversation's messages (or a function that returns
+    the current ones) and, with a :class:`~contextwise.session.ContextSession`, the session.
+    Add ``tool.definition()`` to the request's ``tools``; when the model calls the tool, answer
+    with ``tool.handle(arguments)``. List the tool's name in the ``exclude_tools`` of the
+    ``clear`` step, so that a page the model just read is not cleared again at once.
+
+    Args:
+        history: The framework's messages, or a function (sync or async) that returns them.
+        archive: A :class:`~contextwise.session.ContextSession`, its archive, or a function
+            that returns it.
+        limit: The most characters that one page holds; 8,000 by default.
+        name: The tool's name; ``recall`` by default, the name the placeholders use.
+
+    Returns:
+        The tool.
+
+    Raises:
+        InvalidValueError: When the limit is below 1 (code ``invalid_recall_limit``) or the
+            name is blank (``blank_value``).
+        InvalidTypeError: When the limit is not a whole number or the name not a string.
+
+    Examples:
+        >>> from contextwise import recall_tool
+        >>> tool = recall_tool(limit=4_000)
+        >>> tool.definition()["function"]["parameters"]["properties"]["limit"]["maximum"]
+        4000
+    """
+    _whole(limit, "limit", 1)
+    if not isinstance(name, str):
+        raise InvalidTypeError("not_a_string", name="name", type_name=type(name).__name__)
+    if not name.strip():
+        raise InvalidValueError("blank_value", field="name", value=repr(name))
+    return RecallTool(history, archive, limit, name)
