@@ -526,3 +526,41 @@ def test_malformed_messages_of_every_shape_raise_only_coded_errors(shape: str) -
 
 
 MALFORMED = malformed(900)
+
+
+RESULTS_AND_RECORDS = frozenset({
+    "AddResult", "ArchivedMessage", "BudgetPlan", "ChangeEntry", "ChoiceOutcome", "Cost",
+    "DecisionFailedEvent", "DecisionFinishedEvent", "DecisionStartedEvent", "IdempotencyKey",
+    "Language", "MessageFacts", "MessageGroup", "MessageLayout", "ModelCounter", "PreparedStep",
+    "RecallPage", "RecallTool", "RouteEvent", "SessionChange", "SessionSnapshot",
+    "StoredArchiveItem", "StoredMessage", "UsageRecord", "UsageSummary", "UsageTotals",
+    "ContextResult", "RouteOutcome",
+})
+"""Values that contextwise builds and hands back (results, events, records of a store): their
+fields are not checked again when a caller builds one by hand."""
+
+
+def test_every_public_function_and_class_is_fuzzed_so_a_new_one_cannot_slip_through() -> None:
+    import contextwise
+    from contextwise._validation import CodedModel
+
+    fuzzed = {name.split(".")[0].split("(")[0] for name, _, _ in HOSTILE_ENTRY_POINTS}
+    missing = []
+    for name in contextwise.__all__:
+        value = getattr(contextwise, name)
+        if not (inspect.isfunction(value) or inspect.isclass(value)) or value.__module__ in (
+            "builtins",
+            "typing",
+        ):
+            continue  # constants and type aliases
+        if inspect.isclass(value) and (
+            issubclass(value, BaseException)
+            or issubclass(value, CodedModel)  # validated field by field: the careless fuzz above
+            or getattr(value, "_is_protocol", False)
+            or hasattr(value, "__total__")  # a TypedDict
+            or name in RESULTS_AND_RECORDS
+        ):
+            continue
+        if name not in fuzzed:
+            missing.append(name)
+    assert missing == [], "add them to tests/support/entry_points.py"
