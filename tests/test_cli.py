@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from contextwise import context_policy_json_schema
+from contextwise.cli import FILE_SIZE_LIMIT
 
 SCRIPT = shutil.which("contextwise", path=str(Path(sys.executable).parent))
 
@@ -143,3 +145,111 @@ def test_schema_prints_the_policy_json_schema(folder: Path) -> None:
 def test_usage_errors_exit_2(folder: Path) -> None:
     assert run("policy", "check", cwd=folder).returncode == 2
     assert run("policy", "audit", "good.json", cwd=folder).returncode == 2
+
+
+def run_bytes(*args: bytes | str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run the command with arguments that may not be UTF-8, and keep its output as bytes."""
+    assert SCRIPT is not None
+    return subprocess.run(
+        [SCRIPT, *args], cwd=cwd, capture_output=True, check=False, timeout=120
+    )
+
+
+def test_a_fifo_a_device_or_a_directory_is_a_coded_problem_never_a_wait(folder: Path) -> None:
+    os.mkfifo(folder / "pipe.json")
+    (folder / "dir.json").mkdir()
+    (folder / "zero.toml").symlink_to("/dev/zero")
+    result = run("policy", "check", "pipe.json", "zero.toml", "dir.json", cwd=folder)
+    assert result.returncode == 1
+    assert [line.split(": ")[:2] for line in result.stdout.splitlines()] == [
+        ["pipe.json", "not_a_regular_file"],
+        ["zero.toml", "not_a_regular_file"],
+        ["dir.json", "not_a_regular_file"],
+    ]
+    audit = run("policy", "audit", "good.json", "--history", "pipe.json", cwd=folder)
+    assert (audit.returncode, audit.stdout.split(": ")[1]) == (1, "not_a_regular_file")
+    assert "Traceback" not in result.stderr + audit.stderr
+
+
+def test_a_file_over_the_size_limit_is_not_read(folder: Path) -> None:
+    with (folder / "huge.json").open("wb") as handle:
+        handle.truncate(FILE_SIZE_LIMIT + 1)
+    result = run("policy", "check", "huge.json", cwd=folder)
+    assert result.returncode == 1
+    assert result.stdout.split(": ")[:2] == ["huge.json", "file_too_large"]
+    assert f"{FILE_SIZE_LIMIT:,}" in result.stdout
+
+
+def test_file_names_that_are_not_utf8_or_hold_control_characters_are_printed_escaped(
+    folder: Path,
+) -> None:
+    names = [b"caf\xe9.json", b"red\x1b[31m.json", b"line\nbreak.json"]
+    for name in names:
+        (folder / os.fsdecode(name)).write_text(json.dumps(BAD), encoding="utf-8")
+    result = run_bytes("policy", "check", *names, cwd=folder)
+    assert result.returncode == 1 and b"Traceback" not in result.stderr
+    files = [line.split(b": ")[0] for line in result.stdout.splitlines()]
+    assert files == [b"caf\\xe9.json"] * 2 + [b"red\\x1b[31m.json"] * 2 + [b"line\\nbreak.json"] * 2
+    as_json = run_bytes("policy", "check", *names, "--format", "json", cwd=folder)
+    payload = json.loads(as_json.stdout)
+    assert payload["files"] == ["caf\\xe9.json", "red\\x1b[31m.json", "line\\nbreak.json"]
+
+
+def test_a_history_of_responses_items_is_audited_and_unknown_items_are_problems(
+    folder: Path,
+) -> None:
+    items: list[dict[str, Any]] = [
+        {"type": "message", "role": "user", "content": "Look up the weather in Paris."},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "Sunny, " + "warm " * 20},
+        {"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "It is sunny."}]},
+        {"type": "message", "role": "user", "content": "And tomorrow?"},
+    ]
+    (folder / "items.json").write_text(json.dumps(items), encoding="utf-8")
+    result = run("policy", "audit", "good.json", "--history", "items.json", cwd=folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1].split()[:4] == ["turns", "trim", "history", "applied"]
+    (folder / "odd.json").write_text(
+        json.dumps([*items, {"type": "tool_search_call", "id": "t1"}]), encoding="utf-8"
+    )
+    odd = run("policy", "audit", "good.json", "--history", "odd.json", cwd=folder)
+    assert odd.returncode == 1
+    assert odd.stdout.split(": ")[1] == "unknown_message_type"
+
+
+def test_a_history_nested_too_deep_is_a_coded_problem(folder: Path) -> None:
+    (folder / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    result = run("policy", "audit", "good.json", "--history", "deep.json", cwd=folder)
+    assert (result.returncode, result.stdout.split(": ")[1]) == (1, "too_deep")
+    assert "Traceback" not in result.stderr
+
+
+def test_an_internal_error_exits_3_with_a_coded_line_and_no_traceback(folder: Path) -> None:
+    code = (
+        "import sys, contextwise.cli as cli\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise RuntimeError('a bug')\n"
+        "cli.render_table = broken\n"
+        "sys.exit(cli.main(['policy', 'audit', 'good.json', '--history', 'history.json']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 3
+    assert result.stderr.startswith("contextwise: internal_error: ")
+    assert "RuntimeError" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(folder: Path) -> None:
+    assert SCRIPT is not None
+    with subprocess.Popen(
+        [SCRIPT, "schema"], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.read(10)
+        process.stdout.close()
+        errors = process.stderr.read()
+        status = process.wait(timeout=120)
+    assert status == 0 and b"Traceback" not in errors

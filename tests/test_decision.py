@@ -526,3 +526,55 @@ def test_the_core_is_cancelled_with_its_task() -> None:
         assert provider.cancelled.is_set()
 
     asyncio.run(scenario())
+
+
+class CountingProvider:
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def request(self, request: DecisionRequest) -> dict[str, object]:
+        self.calls += 1
+        return {"model": "m", "answers": {key: {"choice": "a", "confidence": 1.0}
+                                          for key in request.questions}}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code"),
+    [
+        ({"question": {"instructions": "Pick.", "criteria": {"a": "A", "b": "B"}}}, "wrong_type"),
+        ({"provider": {"name": "p", "request": print}}, "invalid_provider"),
+        ({"model": ""}, "blank_router_model"),
+        ({"key": ["choice"]}, "blank_question_key"),
+        ({"min_confidence": 10**400}, "invalid_min_confidence"),
+        ({"timeout": 10**400}, "invalid_timeout"),
+        ({"state": {"id": 10**5000}}, "state_huge_int"),
+    ],
+)
+def test_every_argument_is_checked_before_the_provider_is_called(
+    arguments: dict[str, Any], code: str
+) -> None:
+    provider = CountingProvider()
+    call: dict[str, Any] = {
+        "provider": provider, "model": "m", "state": {}, "min_confidence": 0.5,
+        "question": ChoiceQuestion(instructions="Pick.", criteria={"a": "A", "b": "B"}),
+    }
+    with pytest.raises(RoutingConfigurationError) as caught:
+        decide_choice(**{**call, **arguments})
+    assert caught.value.code == code
+    assert provider.calls == 0
+    assert_translated(caught.value)
+
+
+def test_a_fallback_predicate_that_raises_is_a_coded_error() -> None:
+    def broken(error: BaseException) -> bool:
+        raise KeyError("no such key")
+
+    with pytest.raises(RoutingConfigurationError) as caught:
+        is_provider_unavailable(KeyError("x"), fallback_on=broken)
+    assert caught.value.code == "fallback_on_failed"
+    assert isinstance(caught.value.__cause__, KeyError)
+    with pytest.raises(ContextwiseError) as not_an_error:
+        is_provider_unavailable("timeout")  # type: ignore[arg-type]
+    assert not_an_error.value.code == "not_an_instance"

@@ -10,12 +10,17 @@ not bind.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import math
 import random
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from contextwise import (
     BudgetSegment,
@@ -24,18 +29,48 @@ from contextwise import (
     ContextBudget,
     ContextPolicy,
     ContextProcessingReport,
+    ContextSession,
     ContextwiseError,
     Decision,
     DecisionResponse,
+    EstimateCounter,
     Fragment,
+    MemoryStore,
     ModelRouting,
     ModelSpec,
     OpenAIDecisionProvider,
+    PolicyRunner,
+    RoutingConfigurationError,
     RoutingContext,
+    RoutingRule,
+    RuleRouter,
+    check_json_state,
     decide_choice,
+    default_state,
+    find_orphan_results,
+    group_messages,
+    is_pinned,
+    layout_messages,
+    message_chars,
+    message_shape,
+    message_text,
+    messages_chars,
     process_context,
+    read_message,
+    summary_message,
+    tool_call_ids,
+    tool_result_ids,
+    tool_units,
     validate_context_policy,
 )
+from support.entry_points import (
+    APPLICATION_CODE,
+    ENTRY_POINTS_IN_RUNNER,
+    EntryPoint,
+)
+from support.entry_points import ENTRY_POINTS as HOSTILE_ENTRY_POINTS
+from support.hostile import HOSTILE
+from support.malformed import malformed
 
 SEED = 20261130
 VALUES = 2500
@@ -310,3 +345,218 @@ def test_careless_values_raise_only_contextwise_errors() -> None:
                 escaped.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
     assert calls >= 55_000
     assert not escaped, f"{len(escaped)} escapes, first: " + "\n".join(escaped[:10])
+
+
+# --- hostile values, one argument at a time, at every public entry point -----------------------
+
+
+def hostile_calls(entry: EntryPoint) -> list[tuple[str, str, Callable[[], object]]]:
+    """Every call of an entry point with one argument replaced by one hostile value."""
+    _, func, base = entry
+    calls = []
+    for argument in base:
+        for label, value in HOSTILE.items():
+            if argument in APPLICATION_CODE and callable(value):
+                continue
+            arguments = {**base, argument: value}
+            calls.append((argument, label, lambda a=arguments: func(**a)))
+    return calls
+
+
+def escapes(entry: EntryPoint) -> tuple[int, list[str]]:
+    """How many hostile calls an entry point took, and each one that raised anything but a
+    ContextwiseError (or returned a non-zero exit status with a traceback, for the command)."""
+    found: list[str] = []
+    calls = hostile_calls(entry)
+    for argument, label, call in calls:
+        try:
+            call()
+        except ContextwiseError as err:
+            err.render("fr")  # an error also renders in another language
+        except Exception as exc:  # noqa: BLE001 - the test reports every escape
+            found.append(f"{entry[0]}({argument}={label}): {type(exc).__name__}: {exc!s:.100}")
+    return len(calls), found
+
+
+@pytest.mark.parametrize(
+    "entry", HOSTILE_ENTRY_POINTS, ids=[entry[0] for entry in HOSTILE_ENTRY_POINTS]
+)
+def test_hostile_values_at_every_entry_point_raise_only_coded_errors(
+    entry: EntryPoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a hostile text given as a path names a file here
+    _, func, base = entry
+    with contextlib.suppress(ContextwiseError):
+        func(**base)  # the valid call: succeeds, or fails with a coded error
+    calls, found = escapes(entry)
+    assert calls >= len(base) * 30
+    assert not found, f"{len(found)} of {calls} escaped:\n" + "\n".join(found[:20])
+
+
+@pytest.mark.parametrize(
+    "entry", ENTRY_POINTS_IN_RUNNER, ids=[entry[0] for entry in ENTRY_POINTS_IN_RUNNER]
+)
+def test_hostile_runner_options_raise_only_coded_errors(entry: EntryPoint) -> None:
+    _, found = escapes(entry)
+    assert not found, "\n".join(found[:20])
+
+
+def test_a_million_problems_are_reported_as_the_first_few_and_a_count() -> None:
+    started = time.process_time()
+    with pytest.raises(RoutingConfigurationError) as caught:
+        ModelSpec.model_validate({"name": "m", "supported_efforts": ["huge"] * 1_000_000})
+    assert len(caught.value.problems) == 20
+    assert "1,000,000 more problems" in str(caught.value)
+    # Linear, not quadratic: a bound no machine gets near (the quadratic path took 236 s).
+    assert time.process_time() - started < 120
+
+
+DEEP_JSON = '{"mode": "audit", "x": ' + "[" * 5_000 + "]" * 5_000 + "}"
+
+
+def test_nesting_beyond_the_limit_is_a_coded_error_never_a_recursion_error() -> None:
+    deep: Any = {}
+    for _ in range(5_000):
+        deep = {"x": deep}
+    results: Any = "x"
+    for _ in range(5_000):
+        results = [{"type": "tool_result", "tool_use_id": "t", "content": results}]
+    for call in (
+        lambda: message_chars({"role": "user", "content": results}),
+        lambda: layout_messages([{"role": "user", "content": results}]),
+        lambda: ContextPolicy.model_validate({"mode": "audit", "x": deep}),
+        lambda: ContextPolicy.from_json(DEEP_JSON),
+        lambda: ContextPolicy.from_toml('mode = "audit"\nx = ' + "[" * 5_000 + "]" * 5_000),
+        lambda: DecisionResponse.model_validate({"model": "m", "answers": deep}),
+        lambda: check_json_state(deep),
+        lambda: message_chars({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t", "name": "f", "input": deep}]}),
+        lambda: process_context({"mode": "audit"}, [Fragment("history", messages=[
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "f", "arguments": deep}}]}])]),
+    ):
+        with pytest.raises(ContextwiseError) as caught:
+            call()
+        assert caught.value.code in {"too_deep", "message_too_deep", "state_too_deep"}, caught.value
+
+
+def test_values_json_cannot_encode_in_tool_arguments_are_coded_errors() -> None:
+    cycle: dict[str, Any] = {}
+    cycle["self"] = cycle
+    for arguments in (cycle, {(1, 2): "tuple key"}, {"n": 10**5000}):
+        message = {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t", "name": "f", "input": arguments}]}
+        with pytest.raises(ContextwiseError) as caught:
+            message_chars(message)
+        assert caught.value.code == "message_value_not_json"
+
+
+# --- malformed messages of every shape, at every entry point that reads messages ---------------
+
+TRIM_POLICY = {
+    "mode": "reduce",
+    "trigger_chars": 20,
+    "steps": [{"id": "trim", "kind": "trim", "fragment_id": "history",
+               "grouping": {"kind": "message"}, "keep_groups": 1}],
+}
+TRIM_RUNNER = PolicyRunner(TRIM_POLICY, counter=EstimateCounter())
+RULE_ROUTER = RuleRouter(
+    [RoutingRule(id="long", model="big", min_tokens=5)],
+    default="small",
+    models={"small": "small-model", "big": "big-model"},
+)
+
+
+def _session_round(messages: list[Any]) -> object:
+    session = ContextSession(TRIM_POLICY, MemoryStore(), "fuzz")
+    session.add(messages)
+    return session.context()
+
+
+def _routed(messages: list[Any]) -> object:
+    return RULE_ROUTER.route(RoutingContext(step=1, model="small-model", messages=messages))
+
+
+MESSAGE_ENTRY_POINTS: list[tuple[str, Callable[[list[Any], Any], object]]] = [
+    ("message_chars", lambda messages, one: message_chars(one)),
+    ("message_text", lambda messages, one: message_text(one)),
+    ("is_pinned", lambda messages, one: is_pinned(one)),
+    ("tool_call_ids", lambda messages, one: tool_call_ids(one)),
+    ("tool_result_ids", lambda messages, one: tool_result_ids(one)),
+    ("message_shape", lambda messages, one: message_shape(one)),
+    ("read_message", lambda messages, one: read_message(one, unknown_items="opaque")),
+    ("summary_message", lambda messages, one: summary_message("Earlier.", like=one)),
+    ("messages_chars", lambda messages, one: messages_chars(messages)),
+    ("tool_units", lambda messages, one: tool_units(messages)),
+    ("find_orphan_results", lambda messages, one: find_orphan_results(messages)),
+    ("group_messages", lambda messages, one: group_messages(messages)),
+    ("layout_messages", lambda messages, one: layout_messages(messages, "message")),
+    ("process_context", lambda messages, one: process_context(
+        TRIM_POLICY, [Fragment("history", messages=messages)])),
+    ("PolicyRunner.process(opaque)", lambda messages, one: TRIM_RUNNER.replace(
+        unknown_items="opaque").process([Fragment("history", messages=messages)])),
+    ("ContextSession", lambda messages, one: _session_round(messages)),
+    ("default_state", lambda messages, one: default_state(
+        RoutingContext(step=1, model="m", messages=messages))),
+    ("RuleRouter.route", lambda messages, one: _routed(messages)),
+]
+"""Every entry point that reads messages: one message, or the conversation it belongs to."""
+
+
+@pytest.mark.parametrize("shape", ["openai-chat", "anthropic", "openai-responses", "gemini",
+                                   "langchain", "pydantic-ai"])
+def test_malformed_messages_of_every_shape_raise_only_coded_errors(shape: str) -> None:
+    variants = [entry for entry in MALFORMED if entry[0] == shape]
+    escaped: list[str] = []
+    for _, label, messages in variants:
+        index = int(label.split("[", 1)[1].split("]", 1)[0])
+        for name, call in MESSAGE_ENTRY_POINTS:
+            try:
+                call(messages, messages[index])
+            except ContextwiseError:
+                pass
+            except Exception as exc:  # noqa: BLE001 - the test reports every escape
+                escaped.append(f"{name} on {label}: {type(exc).__name__}: {exc!s:.100}")
+    assert len(variants) == 150
+    assert not escaped, f"{len(escaped)} escaped:\n" + "\n".join(escaped[:20])
+
+
+MALFORMED = malformed(900)
+
+
+RESULTS_AND_RECORDS = frozenset({
+    "AddResult", "ArchivedMessage", "BudgetPlan", "ChangeEntry", "ChoiceOutcome", "Cost",
+    "DecisionFailedEvent", "DecisionFinishedEvent", "DecisionStartedEvent", "IdempotencyKey",
+    "Language", "MessageFacts", "MessageGroup", "MessageLayout", "ModelCounter", "PreparedStep",
+    "RecallPage", "RecallTool", "RouteEvent", "SessionChange", "SessionSnapshot",
+    "StoredArchiveItem", "StoredMessage", "UsageRecord", "UsageSummary", "UsageTotals",
+    "ContextResult", "RouteOutcome",
+})
+"""Values that contextwise builds and hands back (results, events, records of a store): their
+fields are not checked again when a caller builds one by hand."""
+
+
+def test_every_public_function_and_class_is_fuzzed_so_a_new_one_cannot_slip_through() -> None:
+    import contextwise
+    from contextwise._validation import CodedModel
+
+    fuzzed = {name.split(".")[0].split("(")[0] for name, _, _ in HOSTILE_ENTRY_POINTS}
+    missing = []
+    for name in contextwise.__all__:
+        value = getattr(contextwise, name)
+        if not (inspect.isfunction(value) or inspect.isclass(value)) or value.__module__ in (
+            "builtins",
+            "typing",
+        ):
+            continue  # constants and type aliases
+        if inspect.isclass(value) and (
+            issubclass(value, BaseException)
+            or issubclass(value, CodedModel)  # validated field by field: the careless fuzz above
+            or getattr(value, "_is_protocol", False)
+            or hasattr(value, "__total__")  # a TypedDict
+            or name in RESULTS_AND_RECORDS
+        ):
+            continue
+        if name not in fuzzed:
+            missing.append(name)
+    assert missing == [], "add them to tests/support/entry_points.py"

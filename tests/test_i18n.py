@@ -123,10 +123,29 @@ def test_a_missing_catalog_gives_english(monkeypatch: pytest.MonkeyPatch, tmp_pa
         translations.cache_clear()
 
 
-def test_numbers_beyond_babel_precision_are_kept_whole() -> None:
-    huge = -(10**400)
-    assert format_value(huge, "fr") == str(huge)
+def test_numbers_beyond_babel_precision_are_summarized_never_raised() -> None:
+    assert format_value(-(10**29), "en") == str(-(10**29))  # past Babel, whole
+    assert format_value(-(10**400), "fr") == "-≈10^400"
+    # str() refuses an int of more than 4,300 digits; the message shows where it stands.
+    assert format_value(10**5000 + 7, "zh") == "≈10^5000"
     assert format_value(1e300, "zh") == str(1e300)
+
+
+def test_strange_parameters_are_cut_or_summarized_never_raised() -> None:
+    class Broken:
+        def __str__(self) -> str:
+            raise RuntimeError("no text")
+
+        __repr__ = __str__
+
+    deep: list[object] = []
+    for _ in range(10_000):
+        deep = [deep]
+    assert format_value(Broken(), "en") == "<Broken>"
+    assert format_value("x" * 1_000_000, "en") == "x" * 499 + "…"
+    assert format_value(list(range(1_000)), "en").endswith("19, and …")
+    assert len(format_value(deep, "fr")) < 100
+    assert format_value(float("nan"), "en") == "nan"
 
 
 def test_chinese_messages_put_no_space_after_the_full_stop_before_a_detail() -> None:

@@ -6,8 +6,10 @@ chat completions endpoint with a ``json_schema`` response format, and with its e
 
 from __future__ import annotations
 
+import gc
 import json
 import socket
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -30,6 +32,7 @@ from contextwise import (
     RoutingEvent,
     Usage,
 )
+from support.errors import assert_translated
 from support.routing import DECISION, context, make_routing
 
 QUESTIONS = {"model": DECISION.questions["model"]}
@@ -339,3 +342,101 @@ def test_importing_contextwise_does_not_import_openai() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def _reply(message: object = None, **fields: object) -> bytes:
+    body = json.loads(_completion("{}", 1, 1))
+    if message is not None:
+        body["choices"][0]["message"] = message
+    body.update(fields)
+    return json.dumps(body).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (_reply({"role": "assistant", "content": 42}), "not text"),
+        (_reply({"role": "assistant", "content": ["a", "b"]}), "not text"),
+        (_reply("just a string"), "no message"),
+        (_reply(choices={"0": {"message": {"content": "{}"}}}), "no choices"),
+        (_reply(choices="none"), "no choices"),
+        (_reply({"role": "assistant", "content": "[" * 5_000 + "]" * 5_000}), "not JSON"),
+        (_reply(model=12), None),
+        (_reply(usage={"prompt_tokens": "many", "completion_tokens": 1}), None),
+    ],
+)
+async def test_a_malformed_200_reply_is_a_decision_response_error(
+    endpoint: FakeEndpoint, body: bytes, detail: str | None
+) -> None:
+    endpoint.replies.append(Reply(body=body))
+    endpoint.replies.append(Reply(body=body))
+    provider = _provider(endpoint)
+    with pytest.raises(DecisionResponseError) as caught:
+        await provider.request(_request())
+    if detail is not None:
+        assert caught.value.detail is not None and detail in caught.value.detail
+    # The documented rule: a malformed answer propagates through the router, never a fallback.
+    with pytest.raises(DecisionResponseError):
+        await ModelRouter(make_routing(provider, on_error="fallback")).aroute(context())
+    await provider.client.close()
+
+
+async def test_a_reply_nested_too_deep_is_a_decision_response_error(endpoint: FakeEndpoint) -> None:
+    nested: list[object] = []
+    for _ in range(300):
+        nested = [nested]
+    answer = {"choice": "deep", "confidence": 0.5, "rationale": "x", "extra": nested}
+    endpoint.answer(json.dumps({"answers": {"model": answer}}))
+    provider = _provider(endpoint)
+    with pytest.raises(DecisionResponseError) as caught:
+        await provider.request(_request())
+    await provider.client.close()
+    assert caught.value.code == "too_deep"
+
+
+def test_a_state_with_an_integer_json_cannot_carry_is_refused_before_sending(
+    endpoint: FakeEndpoint,
+) -> None:
+    provider = _provider(endpoint)
+    routing = make_routing(provider, state=lambda ctx: {"step": ctx.step, "id": 10**5000})
+    with pytest.raises(RoutingConfigurationError) as caught:
+        ModelRouter(routing).route(context())
+    assert caught.value.code == "state_huge_int"
+    assert caught.value.params["path"] == "$.id"
+    assert endpoint.requests == []
+
+
+def test_one_provider_serves_many_sync_routes_and_leaves_nothing_on_stderr(
+    endpoint: FakeEndpoint,
+) -> None:
+    unraisable: list[object] = []
+    previous = sys.unraisablehook
+    sys.unraisablehook = unraisable.append
+    try:
+        provider = _provider(endpoint, name="shared")
+        router = ModelRouter(make_routing(provider))
+        for _ in range(5):
+            endpoint.choose("deep", 0.95)
+            assert router.route(context()).choice == "deep"
+        del router, provider
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+    assert len(endpoint.requests) == 5
+    assert unraisable == []  # no "Event loop is closed" from a client collected late
+
+
+def test_settings_of_the_wrong_type_or_refused_by_the_client_are_coded_errors() -> None:
+    for settings, code in (
+        ({"base_url": 5}, "wrong_type"),
+        ({"base_url": "http://exa\x00mple/v1", "api_key": "k"}, "client_not_created"),
+        ({"api_key": ["k"]}, "wrong_type"),
+        ({"extra_body": [("seed", 1)]}, "wrong_type"),
+        ({"strict": "yes"}, "wrong_type"),
+        ({"timeout": 10**400}, "invalid_timeout"),
+        ({"temperature": 10**400}, "wrong_type"),
+    ):
+        with pytest.raises(RoutingConfigurationError) as caught:
+            OpenAIDecisionProvider(**settings)  # type: ignore[arg-type]
+        assert caught.value.code == code, settings
+        assert_translated(caught.value)

@@ -298,8 +298,10 @@ def test_file_errors(tmp_path: Path) -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         ContextPolicy.from_json('{"mode": "reduce", "extra": 1}')
     assert caught.value.code == "unknown_key"
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(PolicyConfigurationError) as missing:
         ContextPolicy.from_file(tmp_path / "missing.json")
+    assert missing.value.code == "unreadable_file"
+    assert isinstance(missing.value.__cause__, FileNotFoundError)
 
 
 # --- validation against what the application supplies ----------------------------------------

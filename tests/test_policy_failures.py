@@ -19,6 +19,7 @@ from contextwise import (
     aprocess_context,
     messages_chars,
     process_context,
+    validate_context_policy,
 )
 from support.errors import assert_translated
 from support.histories import chat
@@ -464,3 +465,39 @@ def test_apps_must_be_callables_and_budgets_must_be_budgets() -> None:
     with pytest.raises(InvalidTypeError) as type_error:
         process_context(app_policy(), [Fragment("h", messages=chat(2))], budget=100)
     assert type_error.value.code == "invalid_budget"
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [{"role": "user"}, {"role": "user", "content": None}, {"role": "assistant", "content": []},
+     "", "   "],
+)
+def test_a_compressor_returning_a_message_without_content_fails_the_step(summary: Any) -> None:
+    policy = {
+        "mode": "reduce",
+        "trigger_chars": 5,
+        "steps": [{"id": "s", "kind": "compress", "fragment_id": "h", "compressor": "c",
+                   "grouping": {"kind": "message"}, "keep_groups": 1}],
+    }
+    messages = [{"role": "user", "content": "hello there"}] * 3
+    result = process_context(
+        policy, [Fragment("h", messages=messages)], compressors={"c": lambda _: summary}
+    )
+    [change] = result.report.changes
+    assert (change.status, change.error and change.error.code) == (
+        "failed", "compressor_empty_summary"
+    )
+    assert list(result.fragment("h").messages or ()) == messages
+
+
+def test_a_list_where_names_are_expected_is_a_coded_error() -> None:
+    policy = {"mode": "reduce", "trigger_chars": 5, "steps": [
+        {"id": "s", "kind": "compress", "fragment_id": "h", "compressor": "summarize"}]}
+    with pytest.raises(InvalidTypeError) as caught:
+        validate_context_policy(policy, compressors=[len])
+    assert (caught.value.code, caught.value.params["name"]) == ("not_a_string", "compressors[0]")
+    assert_translated(caught.value)
+    with pytest.raises(InvalidTypeError) as not_names:
+        validate_context_policy(policy, compressors=len)  # type: ignore[arg-type]
+    assert not_names.value.code == "not_a_collection"
+    assert validate_context_policy(policy, compressors={"summarize": len}).mode == "reduce"

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import math
 import os
 import random
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,6 +24,7 @@ import pytest
 
 from contextwise import (
     SESSION_SCHEMA_VERSION,
+    AddResult,
     ContextSession,
     Fragment,
     InvalidTypeError,
@@ -420,7 +426,7 @@ def test_the_schema_version_is_recorded_and_checked(durable: tuple[str, str]) ->
     reopened.close()
 
 
-def test_a_writer_killed_at_random_instants_loses_and_duplicates_nothing(
+def test_a_writer_killed_at_random_instants_and_retried_loses_and_duplicates_nothing(
     durable: tuple[str, str],
 ) -> None:
     kind, location = durable
@@ -428,19 +434,25 @@ def test_a_writer_killed_at_random_instants_loses_and_duplicates_nothing(
     rng = random.Random(1405)
     acknowledged: list[int] = []
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    begun: list[int] = []
     for _ in range(6):
+        # Each writer starts again from the turn the last one began: the same key, a retry.
+        start = [str(begun[-1])] if begun else []
         writer = subprocess.Popen(
-            [sys.executable, str(WRITER), kind, location, session_id],
+            [sys.executable, str(WRITER), kind, location, session_id, *start],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
         )
         assert writer.stdout is not None
-        first = writer.stdout.readline()  # the writer is up and has stored a turn
+        lines = [writer.stdout.readline(), writer.stdout.readline()]  # up, one turn stored
         time.sleep(rng.uniform(0.0, 0.6))
         writer.send_signal(signal.SIGKILL)
         rest, _ = writer.communicate()
-        acknowledged += [int(line.split()[1]) for line in [first, *rest.splitlines()] if line]
+        for line in [*lines, *rest.splitlines()]:
+            word, _, number = line.strip().partition(" ")
+            if word in ("ack", "begin") and number.isdigit():
+                (acknowledged if word == "ack" else begun).append(int(number))
         store = SQLiteStore(location) if kind == "sqlite" else SQLAlchemyStore(location)
         session = ContextSession(TRIM, store, session_id)
         context = [int(m["content"].split()[1]) for m in session.messages()]
@@ -526,3 +538,446 @@ def test_each_step_keeps_what_the_engine_keeps_on_the_same_messages(seed: int) -
         archived = [item.message for item in session.archive()]
         assert sorted(map(json.dumps, context + archived)) == sorted(map(json.dumps, added))
         assert session.messages() == context
+
+
+# --- idempotent adds ---------------------------------------------------------------------------
+
+
+def test_a_retry_with_the_same_key_stores_nothing_and_returns_the_first_result(
+    open_store: StoreFactory,
+) -> None:
+    session = ContextSession(TRIM, open_store(), "chat")
+    first = session.add(turn(1), idempotency_key="turn-1")
+    assert first == AddResult(positions=(1, 2), version=0, duplicate=False)
+    again = ContextSession(TRIM, open_store(), "chat").add(turn(1), idempotency_key="turn-1")
+    assert again == AddResult(positions=(1, 2), version=0, duplicate=True)
+    assert contents(session.messages()) == contents(turn(1))
+    assert session.add(turn(2)).positions == (3, 4)
+
+
+def test_a_retry_after_a_reduction_archived_the_messages_is_a_no_op(
+    open_store: StoreFactory,
+) -> None:
+    session = ContextSession(TRIM, open_store(), "chat")
+    added: list[str] = []
+    for n in range(4):
+        session.add(turn(n), idempotency_key=f"turn-{n}")
+        added += contents(turn(n))
+    session.context()
+    assert [a.message["content"] for a in session.archive()][:2] == contents(turn(0))
+    retry = ContextSession(TRIM, open_store(), "chat").add(turn(0), idempotency_key="turn-0")
+    assert retry.duplicate and retry.positions == (1, 2)
+    assert everything(session) == added
+
+
+def test_a_retry_after_another_writer_committed_never_conflicts(open_store: StoreFactory) -> None:
+    writer = ContextSession(TRIM, open_store(), "chat")
+    other = ContextSession(TRIM, open_store(), "chat")
+    for n in range(4):
+        writer.add(turn(n), idempotency_key=f"turn-{n}")
+    writer.messages()  # the writer has read the session before the other one reduces it
+    other.context()
+    retry = writer.add(turn(3), idempotency_key="turn-3")
+    assert retry.duplicate and retry.positions == (7, 8) and retry.version == 0
+    assert everything(writer) == [m["content"] for n in range(4) for m in turn(n)]
+
+
+def test_the_same_key_with_other_messages_is_a_coded_error(open_store: StoreFactory) -> None:
+    session = ContextSession(TRIM, open_store(), "chat")
+    session.add(turn(1), idempotency_key="turn-1")
+    with pytest.raises(InvalidValueError) as caught:
+        session.add(turn(2), idempotency_key="turn-1")
+    assert caught.value.code == "idempotency_key_reused"
+    assert caught.value.params == {"session_id": "chat", "key": "turn-1"}
+    assert_translated(caught.value)
+    assert contents(session.messages()) == contents(turn(1))
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgresql"])
+def test_a_key_is_kept_for_the_stores_window(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    def store(window: float) -> Any:
+        if kind == "memory":
+            return MemoryStore(idempotency_window=window)
+        if kind == "sqlite":
+            return SQLiteStore(tmp_path / f"w{window}.db", idempotency_window=window)
+        url = request.getfixturevalue("postgres_server").create_database()
+        return SQLAlchemyStore(url, idempotency_window=window)
+
+    kept, expired = store(3600.0), store(0.0)
+    for opened, copies in ((kept, 1), (expired, 2)):
+        session = ContextSession(TRIM, opened, "chat")
+        session.add(turn(1), idempotency_key="turn-1")
+        session.add(turn(1), idempotency_key="turn-1")
+        assert contents(session.messages()) == contents(turn(1)) * copies
+        opened.close()
+
+
+@pytest.mark.parametrize("value", [-1, math.nan, math.inf, "30"])
+def test_store_settings_are_checked(value: object, tmp_path: Path) -> None:
+    for build in (
+        lambda: SQLiteStore(tmp_path / "s.db", timeout=value),  # type: ignore[arg-type]
+        lambda: SQLAlchemyStore("sqlite://", timeout=value),  # type: ignore[arg-type]
+        lambda: MemoryStore(idempotency_window=value),  # type: ignore[arg-type]
+        lambda: SQLiteStore(tmp_path / "s.db", idempotency_window=value),  # type: ignore[arg-type]
+    ):
+        with pytest.raises((InvalidValueError, InvalidTypeError)) as caught:
+            build()
+        assert caught.value.code in {"out_of_range", "not_finite", "not_a_number"}
+        assert_translated(caught.value)
+
+
+class BlockingStore:
+    """A store whose ``append`` waits in its worker thread until the test lets it go on."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.finished = threading.Event()
+
+    def read(self, *args: Any) -> Any:
+        return self.store.read(*args)
+
+    def append(self, *args: Any) -> Any:
+        self.entered.set()
+        self.release.wait(30)
+        try:
+            return self.store.append(*args)
+        finally:
+            self.finished.set()
+
+    def commit(self, *args: Any) -> Any:
+        return self.store.commit(*args)
+
+    def archive(self, *args: Any) -> Any:
+        return self.store.archive(*args)
+
+    def change_items(self, *args: Any) -> Any:
+        return self.store.change_items(*args)
+
+
+async def test_a_cancelled_aadd_finishes_its_write_and_the_retry_stores_nothing(
+    open_store: StoreFactory,
+) -> None:
+    blocking = BlockingStore(open_store())
+    session = ContextSession(TRIM, blocking, "chat")
+    task = asyncio.ensure_future(session.aadd(turn(1), idempotency_key="turn-1"))
+    await asyncio.to_thread(blocking.entered.wait, 30)
+    task.cancel()
+    await asyncio.sleep(0)  # the cancellation reaches the task while the write waits
+    blocking.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # The cancellation waited for the write: it is over, and it stored the messages.
+    assert blocking.finished.is_set()
+    retry = await ContextSession(TRIM, open_store(), "chat").aadd(
+        turn(1), idempotency_key="turn-1"
+    )
+    assert retry.duplicate and retry.positions == (1, 2)
+    assert contents(await session.amessages()) == contents(turn(1))
+
+
+# --- every store treats the same input the same way ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("session_id", "code"),
+    [("a\x00b", "invalid_session_id"), ("x" * 256, "invalid_session_id"),
+     ("lone \ud800", "invalid_session_id"), ("   ", "blank_session_id")],
+)
+def test_every_store_refuses_the_same_session_ids(
+    open_store: StoreFactory, session_id: str, code: str
+) -> None:
+    store = open_store()
+    with pytest.raises(InvalidValueError) as caught:
+        ContextSession(TRIM, store, session_id)
+    assert caught.value.code == code
+    assert_translated(caught.value)
+    for call in (
+        lambda: store.read(session_id),
+        lambda: store.append(session_id, []),
+        lambda: store.archive(session_id),
+        lambda: store.change_items(session_id, 1),
+    ):
+        with pytest.raises(InvalidValueError) as direct:
+            call()
+        assert direct.value.code == code
+
+
+def test_every_store_answers_the_same_to_strange_values(open_store: StoreFactory) -> None:
+    session = ContextSession(TRIM, open_store(), "chat")
+    session.add(turn(1))
+    for change_id in (2**63, -(2**63) - 1, 0):
+        with pytest.raises(InvalidValueError) as unknown:
+            session.restore(change_id)
+        assert unknown.value.code == "unknown_change"
+    for key in ("\x00", "k" * 256, "\udfff", " "):
+        with pytest.raises(InvalidValueError) as bad_key:
+            session.add(turn(2), idempotency_key=key)
+        assert bad_key.value.code == "invalid_idempotency_key"
+        assert_translated(bad_key.value)
+    for message in (
+        {"role": "user", "content": "lone \ud800"},
+        {"role": "user", "content": [{"type": "text", "text": "\udc00"}]},
+        {"role": "user", "content": "x", "id": 10**5000},
+    ):
+        with pytest.raises(InvalidValueError) as not_json:
+            session.add([message])
+        assert not_json.value.code == "message_not_json"
+    deep: Any = "x"
+    for _ in range(200):
+        deep = [deep]
+    with pytest.raises(InvalidValueError) as too_deep:
+        session.add([{"role": "user", "content": "x", "meta": deep}])
+    assert too_deep.value.code == "message_too_deep"
+    assert_translated(too_deep.value)
+    assert contents(ContextSession(TRIM, open_store(), "chat").messages()) == contents(turn(1))
+    nul_step = {**TRIM, "steps": [{**TRIM["steps"][0], "id": "trim\x00"}]}  # type: ignore[index, dict-item]
+    with pytest.raises(InvalidValueError) as unstorable:
+        ContextSession(nul_step, open_store(), "chat")
+    assert unstorable.value.code == "unstorable_text"
+    assert unstorable.value.params["field"] == "steps[0].id"
+    assert_translated(unstorable.value)
+
+
+# --- integer positions -------------------------------------------------------------------------
+
+
+def test_a_thousand_messages_inserted_at_one_spot_keep_their_order(
+    open_store: StoreFactory,
+) -> None:
+    """Each change inserts ten messages right after the system message, before those of the
+    changes before it: the room between two neighbours runs out again and again."""
+    inserted = [0]
+
+    def insert(fragment: Fragment) -> Fragment:
+        messages = list(fragment.messages or ())
+        batch = [
+            {"role": "user", "content": f"i{inserted[0] + offset}"} for offset in range(10)
+        ]
+        inserted[0] += 10
+        return fragment.with_messages(messages[:1] + batch[::-1] + messages[1:])
+
+    policy = {
+        "mode": "reduce",
+        "trigger_chars": 0,
+        "steps": [{"id": "insert", "kind": "app", "fragment_id": "history", "app": "insert"}],
+    }
+    session = ContextSession(policy, open_store(), "chat", apps={"insert": insert})
+    session.add([{"role": "system", "content": "S"}, {"role": "user", "content": "U"}])
+    for _ in range(100):
+        session.context()
+    expected = ["S", *[f"i{n}" for n in reversed(range(1_000))], "U"]
+    assert contents(session.messages()) == expected
+    store = open_store()
+    assert contents(ContextSession(policy, store, "chat", apps={"insert": insert}).messages()) == (
+        expected
+    )
+    positions = [item.position for item in store.read("chat").items]
+    assert all(isinstance(position, int) for position in positions)
+    assert positions == sorted(set(positions))
+
+
+# --- every store failure is a coded SessionStoreError ------------------------------------------
+
+
+def assert_store_error(caught: pytest.ExceptionInfo[SessionStoreError], code: str) -> None:
+    assert caught.value.code == code, caught.value
+    assert caught.value.__cause__ is not None
+    assert_translated(caught.value)
+
+
+def test_a_path_that_is_no_database_is_a_coded_error(tmp_path: Path) -> None:
+    garbage = tmp_path / "notes.txt"
+    garbage.write_bytes(b"these are notes, not a database\n" * 200)
+    with pytest.raises(SessionStoreError) as not_a_database:
+        SQLiteStore(garbage)
+    assert_store_error(not_a_database, "store_not_a_database")
+    for path in (tmp_path, tmp_path / "missing" / "sessions.db"):
+        with pytest.raises(SessionStoreError) as cannot_open:
+            SQLiteStore(path)
+        assert_store_error(cannot_open, "store_cannot_open")
+        assert cannot_open.value.params["location"] == str(path)
+
+
+@contextlib.contextmanager
+def read_only(path: Path) -> Iterator[None]:
+    """Make a file read-only, for root too (``chattr +i``) when the tests run as root."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        try:
+            yield
+        finally:
+            path.chmod(0o644)
+        return
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False).returncode:
+        pytest.skip("running as root on a filesystem without chattr: no read-only file")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=False)
+
+
+def test_a_read_only_file_is_a_coded_error(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    store = SQLiteStore(path)
+    ContextSession(TRIM, store, "chat").add(turn(1))
+    store.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    with read_only(path), pytest.raises(SessionStoreError) as caught:
+        reopened = SQLiteStore(path)
+        try:
+            ContextSession(TRIM, reopened, "chat").add(turn(2))
+        finally:
+            reopened.close()
+    assert_store_error(caught, "store_read_only")
+
+
+def test_a_full_disk_is_reported_as_such_and_nothing_is_written(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "sessions.db")
+    session = ContextSession(TRIM, store, "chat")
+    session.add(turn(1))
+    with store.transaction(True) as tx:  # SQLite's own limit: the same SQLITE_FULL as a disk
+        pages = tx.rows("PRAGMA page_count", {})[0][0]
+        tx.rows(f"PRAGMA max_page_count = {pages + 2}", {})
+    with pytest.raises(SessionStoreError) as caught:
+        session.add([{"role": "user", "content": "x" * 100_000}])
+    assert_store_error(caught, "store_full")
+    assert "full" in str(caught.value.__cause__)  # the real cause, not a failed ROLLBACK
+    assert contents(session.messages()) == contents(turn(1))
+    store.close()
+
+
+def test_a_lock_held_too_long_is_a_coded_error(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    ContextSession(TRIM, SQLiteStore(path), "chat").add(turn(1))
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(SessionStoreError) as caught:
+            ContextSession(TRIM, SQLiteStore(path, timeout=0), "chat").add(turn(2))
+        assert_store_error(caught, "store_locked")
+        assert caught.value.params["timeout"] == 0
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_a_closed_store_is_a_coded_error(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "sessions.db")
+    store.close()
+    with pytest.raises(SessionStoreError) as caught:
+        store.read("chat")
+    assert_store_error(caught, "store_closed")
+
+
+def test_an_older_layout_is_refused_rather_than_completed(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE contextwise_sessions (session_id TEXT PRIMARY KEY, version BIGINT);"
+        "CREATE TABLE contextwise_messages (session_id TEXT, item_id BIGINT, position REAL,"
+        " data TEXT);"
+        "INSERT INTO contextwise_sessions VALUES ('chat', 3);"
+    )
+    old.close()
+    with pytest.raises(SessionStoreError) as caught:
+        SQLiteStore(path).read("chat")
+    assert_store_error(caught, "session_layout_mismatch")
+
+
+def test_a_version_1_store_is_refused(durable: tuple[str, str]) -> None:
+    kind, location = durable
+    store = SQLiteStore(location) if kind == "sqlite" else SQLAlchemyStore(location)
+    store.read("chat")
+    with store.transaction(True) as tx:
+        tx.rows("UPDATE contextwise_schema SET version = 1", {})
+    store.close()
+    reopened = SQLiteStore(location) if kind == "sqlite" else SQLAlchemyStore(location)
+    with pytest.raises(SessionStoreError) as caught:
+        ContextSession(TRIM, reopened, "chat").add(turn(1))
+    assert caught.value.params == {"found": 1, "expected": SESSION_SCHEMA_VERSION}
+    reopened.close()
+
+
+def test_a_row_that_does_not_decode_is_a_coded_error(durable: tuple[str, str]) -> None:
+    kind, location = durable
+    store = SQLiteStore(location) if kind == "sqlite" else SQLAlchemyStore(location)
+    session = ContextSession(TRIM, store, "chat")
+    for n in range(4):
+        session.add(turn(n))
+    session.context()
+    with store.transaction(True) as tx:
+        tx.rows("UPDATE contextwise_messages SET data = '{not json'", {})
+    for read in (ContextSession(TRIM, store, "chat").messages, session.archive):
+        with pytest.raises(SessionStoreError) as caught:
+            read()
+        assert_store_error(caught, "store_row_unreadable")
+        assert caught.value.params == {"session_id": "chat"}
+    store.close()
+
+
+def test_postgresql_failures_are_coded_errors(postgres_server: Any) -> None:
+    import psycopg
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for url in (
+        f"postgresql+psycopg://postgres@127.0.0.1:{port}/db",
+        postgres_server.url("no_such_database"),
+    ):
+        with pytest.raises(SessionStoreError) as unreachable:
+            SQLAlchemyStore(url).read("chat")
+        assert_store_error(unreachable, "store_cannot_open")
+    url = postgres_server.create_database()
+    store = SQLAlchemyStore(url, timeout=0.2)
+    ContextSession(TRIM, store, "chat").add(turn(1))
+    database = url.rsplit("/", 1)[1]
+    with psycopg.connect(
+        f"host=127.0.0.1 port={postgres_server.port} user=postgres dbname={database}"
+    ) as holder:
+        holder.execute("SELECT * FROM contextwise_sessions WHERE session_id = 'chat' FOR UPDATE")
+        with pytest.raises(SessionStoreError) as locked:
+            ContextSession(TRIM, store, "chat").add(turn(2))
+        assert_store_error(locked, "store_locked")
+    with psycopg.connect(
+        f"host=127.0.0.1 port={postgres_server.port} user=postgres dbname=postgres",
+        autocommit=True,
+    ) as admin:
+        admin.execute(f'ALTER DATABASE "{database}" SET default_transaction_read_only = on')
+    store.close()
+    with pytest.raises(SessionStoreError) as read_only_database:
+        ContextSession(TRIM, SQLAlchemyStore(url), "chat").add(turn(3))
+    assert_store_error(read_only_database, "store_read_only")
+
+
+def test_a_restore_never_leaves_two_messages_at_one_position(open_store: StoreFactory) -> None:
+    """A message placed after a change took its neighbour out may take the archived one's
+    integer; restoring that change moves the restored message beside it, never onto it."""
+    script: list[Callable[[list[Any]], list[Any]]] = [
+        lambda messages: [m for m in messages if m["content"] != "B"],  # B leaves
+        lambda messages: [*messages[:1], {"role": "user", "content": "X"}, *messages[1:]],
+    ]
+
+    def edit(fragment: Fragment) -> Fragment:
+        return fragment.with_messages(script.pop(0)(list(fragment.messages or ())))
+
+    policy = {
+        "mode": "reduce",
+        "trigger_chars": 0,
+        "steps": [{"id": "edit", "kind": "app", "fragment_id": "history", "app": "edit"}],
+    }
+    store = open_store()
+    session = ContextSession(policy, store, "chat", apps={"edit": edit})
+    session.add([{"role": "user", "content": text} for text in "ABCD"])
+    session.context()
+    session.context()
+    assert contents(session.messages()) == ["A", "X", "C", "D"]
+    session.restore(session.archive()[0].change_id)
+    assert contents(session.messages()) == ["A", "B", "X", "C", "D"]
+    positions = [item.position for item in store.read("chat").items]
+    assert positions == sorted(set(positions))

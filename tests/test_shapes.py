@@ -485,3 +485,36 @@ def test_summaries_take_the_shape_of_the_message_they_replace() -> None:
     assert isinstance(pa, ModelRequest) and isinstance(pa.parts[0], UserPromptPart)
     for shaped in (lc, pa, summary_message("s")):
         assert read_message(shaped).chars == 1
+
+
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        ({"role": "tool", "tool_call_id": 1, "content": "r"}, "tool_call_id"),
+        ({"role": "assistant", "content": None, "tool_calls": [
+            {"id": 1, "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+         "tool_calls[0].id"),
+        ({"role": "assistant", "content": [{"type": "tool_use", "id": 5, "name": "f",
+                                             "input": {}}]}, "content[0].id"),
+        ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": 5,
+                                        "content": "x"}]}, "content[0].tool_use_id"),
+        ({"type": "function_call", "call_id": 7, "name": "f", "arguments": "{}"}, "call_id"),
+        ({"type": "function_call_output", "call_id": 7, "output": "x"}, "call_id"),
+        ({"role": "model", "parts": [{"functionCall": {"id": 3, "name": "f", "args": {}}}]},
+         "parts[0].functionCall.id"),
+    ],
+)
+def test_a_tool_call_id_that_is_not_a_string_is_a_coded_error_not_an_unpaired_call(
+    message: dict[str, object], field: str
+) -> None:
+    with pytest.raises(InvalidTypeError) as caught:
+        read_message(message, 4)
+    assert caught.value.code == "invalid_message_field"
+    assert caught.value.params == {"index": 4, "field": field, "type_name": "int"}
+
+
+@pytest.mark.parametrize(("text", "role"), [(float("nan"), "user"), (None, "user"), ("x", "bot")])
+def test_a_summary_of_something_else_than_text_is_a_coded_error(text: object, role: str) -> None:
+    with pytest.raises((InvalidTypeError, InvalidValueError)) as caught:
+        summary_message(text, role)  # type: ignore[arg-type]
+    assert caught.value.code in {"not_a_string", "invalid_choice"}

@@ -161,9 +161,11 @@ from contextwise.routing import (
 )
 from contextwise.session import (
     SESSION_SCHEMA_VERSION,
+    AddResult,
     ArchivedMessage,
     ChangeEntry,
     ContextSession,
+    IdempotencyKey,
     MemoryStore,
     SessionChange,
     SessionSnapshot,
@@ -226,6 +228,7 @@ __all__ = [
     "SUPPORTED_LOCALES",
     "USAGE_KINDS",
     "USAGE_SOURCES",
+    "AddResult",
     "Api",
     "AppMutation",
     "AppStep",
@@ -279,6 +282,7 @@ __all__ = [
     "FragmentField",
     "Grouping",
     "GroupingKind",
+    "IdempotencyKey",
     "InvalidTypeError",
     "InvalidValueError",
     "Language",

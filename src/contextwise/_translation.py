@@ -9,7 +9,9 @@ documented by :mod:`contextwise.i18n`.
 from __future__ import annotations
 
 import gettext as _gettext
+import math
 import re
+import reprlib
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from functools import lru_cache
@@ -159,25 +161,123 @@ def _po_translations(path: Path, locale: Locale) -> _gettext.NullTranslations:
     return _gettext.GNUTranslations(buffer)
 
 
+TEXT_PARAM_LIMIT = 500
+"""The longest text parameter a message shows, in characters; a longer one is cut with ``…``."""
+
+LIST_PARAM_LIMIT = 20
+"""The most items of a list parameter that a message shows; the rest is summarized as ``…``."""
+
+_HUGE_INT_BITS = 100
+"""Integers above about 10**30 are shown as a power of ten: Babel's decimal context stops at 28
+digits, and ``str()`` refuses integers over 4,300 digits."""
+
+
+class _ShortRepr(reprlib.Repr):
+    """A ``repr`` that never raises and stays short: levels, items and long texts are elided."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxstring = 120
+        self.maxother = 120
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = self.maxfrozenset = 8
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > _HUGE_INT_BITS:
+            return huge_int_text(x)
+        return super().repr_int(x, level)
+
+    def repr_instance(self, x: object, level: int) -> str:
+        try:
+            text = repr(x)
+        except Exception:  # noqa: BLE001 - a broken __repr__ must not break an error message
+            return f"<{type(x).__name__}>"
+        if len(text) > self.maxother:
+            half = max(0, (self.maxother - 3) // 2)
+            text = text[:half] + "..." + text[len(text) - half :]
+        return text
+
+
+_SHORT_REPR = _ShortRepr()
+
+
+def short_repr(value: object, limit: int = 80) -> str:
+    """The ``repr`` of a value as an error message quotes it: at most ``limit`` characters.
+
+    It never raises: an object whose ``repr`` raises is shown by its type name, deep or large
+    containers are elided, huge integers are shown as a power of ten.
+    """
+    try:
+        text = _SHORT_REPR.repr(value)
+    except Exception:  # noqa: BLE001 - RecursionError and any other fault of a strange value
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short_text(value: object, limit: int = TEXT_PARAM_LIMIT) -> str:
+    """The ``str`` of a value as an error message shows it: at most ``limit`` characters.
+
+    It never raises: a value whose ``str`` fails is shown by :func:`short_repr`.
+    """
+    try:
+        text = value if isinstance(value, str) else _format(value, "en", nested=True)
+    except Exception:  # noqa: BLE001 - a broken __str__ must not break an error message
+        text = short_repr(value, limit)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def huge_int_text(value: int) -> str:
+    """An integer too large to print, as the power of ten it is near: ``≈10^400``."""
+    exponent = int(math.log10(abs(value)))
+    return f"{'-' if value < 0 else ''}≈10^{exponent}"
+
+
 def format_value(value: object, locale: Locale) -> str:
-    """Format one message parameter for a locale: numbers with its separators, lists joined."""
+    """Format one message parameter for a locale: numbers with its separators, lists joined.
+
+    It never raises and keeps the message short: a long text is cut, a long list shows its first
+    items, a huge number is summarized, and a value whose ``str`` fails is shown by its type.
+    """
+    try:
+        return _format(value, locale, nested=False)
+    except Exception:  # noqa: BLE001 - a strange parameter must not break its own error
+        return short_repr(value)
+
+
+def _format(value: object, locale: Locale, nested: bool) -> str:
     if isinstance(value, bool):
         return str(value)
+    if isinstance(value, int) and value.bit_length() > _HUGE_INT_BITS:
+        return huge_int_text(value)
+    if isinstance(value, float) and (not math.isfinite(value) or abs(value) >= 1e21):
+        return repr(value)
     if isinstance(value, int | float):
         try:
             return format_decimal(value, locale=babel_locale(locale))
         except ArithmeticError:  # Babel's decimal context stops at 28 digits; keep the number
             return str(value)
-    if isinstance(value, list | tuple) and not isinstance(value, str):
-        items = [format_value(item, locale) for item in value]
+    if isinstance(value, list | tuple) and not nested:
+        items = [_format(item, locale, nested=True) for item in value[:LIST_PARAM_LIMIT]]
+        if len(value) > LIST_PARAM_LIMIT:
+            items.append("…")
         if not items:
             return "-"
         if locale == "zh":
             # Babel (CLDR) ends a Chinese list with 和 ("en、fr和zh"); Chinese technical writing
             # enumerates values with the enumeration comma alone.
             return "、".join(items)
-        return format_list(items, locale=babel_locale(locale))
-    return str(value)
+        return _joined(tuple(items), babel_locale(locale))
+    if isinstance(value, list | tuple | dict | set | frozenset | bytes | bytearray):
+        text = short_repr(value, TEXT_PARAM_LIMIT)
+    else:
+        text = str(value)
+    return text if len(text) <= TEXT_PARAM_LIMIT else text[: TEXT_PARAM_LIMIT - 1] + "…"
+
+
+@lru_cache(maxsize=256)
+def _joined(items: tuple[str, ...], locale: str) -> str:
+    """A list joined as the locale writes it; the same lists come back in many errors."""
+    return format_list(list(items), locale=locale)
 
 
 def translate(message: Message, params: Mapping[str, object], locale: Locale) -> str:
@@ -199,7 +299,9 @@ def _choose(
     count = params.get(message.count_by or "", 0)
     if isinstance(count, Sequence) and not isinstance(count, str):
         count = len(count)
-    number = int(count) if isinstance(count, int | float) else 0
+    number = 0
+    if isinstance(count, int | float) and math.isfinite(count):
+        number = int(min(max(count, -(2**31)), 2**31))
     return catalog.ngettext(message.singular, message.plural, number)
 
 

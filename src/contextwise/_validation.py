@@ -18,14 +18,20 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, Tag, ValidationError
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, from_json
 
+from contextwise._checks import MAX_DEPTH, too_deep
+from contextwise._translation import short_repr as value_repr
+from contextwise._translation import short_text
 from contextwise.errors import ContextwiseError, InvalidValueError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 VALUE_REPR_LIMIT = 80
 """The longest offending value quoted in a message, in characters."""
+
+MAX_PROBLEMS = 20
+"""The most problems of one input turned into coded errors; the message counts the others."""
 
 _TYPE_ERROR = re.compile(r"(?P<kind>[a-z_]+?)_(?:type|parsing|from_float)\Z")
 _EXPECTED_TYPES = {
@@ -64,6 +70,8 @@ class CodedModel(BaseModel):
     _error_class: ClassVar[type[ContextwiseError]] = InvalidValueError
 
     def __init__(self, /, **data: Any) -> None:
+        # No depth check here: the models build their own reports this way, and a field given
+        # nested data fails on its type at the first level anyway.
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -76,6 +84,7 @@ class CodedModel(BaseModel):
     @classmethod
     def model_validate(cls, obj: Any, **options: Any) -> Self:
         """Validate a Python object, raising a coded error on any problem."""
+        _check_depth(cls, obj)
         try:
             return super().model_validate(obj, **options)
         except ValidationError as exc:
@@ -85,6 +94,12 @@ class CodedModel(BaseModel):
     def model_validate_json(cls, json_data: str | bytes | bytearray, **options: Any) -> Self:
         """Validate JSON text, raising a coded error on any problem (``invalid_json`` included)."""
         try:
+            data = from_json(json_data)
+        except (TypeError, ValueError):
+            pass  # pydantic reports the text that is not JSON, with its position
+        else:
+            _check_depth(cls, data)
+        try:
             return super().model_validate_json(json_data, **options)
         except ValidationError as exc:
             raise coded_error(exc, cls, _loads(json_data)) from None
@@ -92,6 +107,7 @@ class CodedModel(BaseModel):
     @classmethod
     def model_validate_strings(cls, obj: Any, **options: Any) -> Self:
         """Validate an object of strings, raising a coded error on any problem."""
+        _check_depth(cls, obj)
         try:
             return super().model_validate_strings(obj, **options)
         except ValidationError as exc:
@@ -101,8 +117,15 @@ class CodedModel(BaseModel):
 def _loads(text: object) -> object:
     try:
         return json.loads(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return text
+
+
+def _check_depth(model: type[BaseModel], data: object) -> None:
+    """Refuse input nested deeper than :data:`MAX_DEPTH`, before a recursive validator meets it."""
+    if too_deep(data):
+        error_class: type[ContextwiseError] = getattr(model, "_error_class", InvalidValueError)
+        raise error_class("too_deep", field=model.__name__, limit=MAX_DEPTH)
 
 
 def coded_error(exc: ValidationError, model: type[BaseModel], data: object) -> ContextwiseError:
@@ -114,15 +137,17 @@ def coded_error(exc: ValidationError, model: type[BaseModel], data: object) -> C
         data: The input, walked to spell each field path as the user wrote it.
 
     Returns:
-        The first problem, whose ``problems`` hold every problem in pydantic's order.
+        The first problem, whose ``problems`` hold the first :data:`MAX_PROBLEMS` problems in
+        pydantic's order; its message counts every other one.
     """
     error_class: type[ContextwiseError] = getattr(model, "_error_class", InvalidValueError)
+    errors = exc.errors(include_url=False)
     problems = [
-        problem_error(error, model, data, error_class)
-        for error in exc.errors(include_url=False)
+        problem_error(error, model, data, error_class) for error in errors[:MAX_PROBLEMS]
     ]
     first = problems[0]
     first._more = tuple(problems[1:])
+    first._unlisted = len(errors) - len(problems)
     return first
 
 
@@ -175,7 +200,7 @@ def _extra_key(
         return error_class("unknown_key", field=field, known=[])
     info = found.model_fields.get(str(key))
     if info is not None and info.alias and isinstance(value, Mapping) and info.alias in value:
-        return error_class("duplicate_key", field=field, name=str(key), alias=info.alias)
+        return error_class("duplicate_key", field=field, name=short_text(key), alias=info.alias)
     return error_class("unknown_key", field=field, known=list(found.model_fields))
 
 
@@ -206,6 +231,8 @@ def _value_problem(
         )
     if kind == "json_invalid":
         reason = str(ctx.get("error", ""))
+        if "recursion limit" in reason:
+            return error_class("too_deep", field=field, limit=MAX_DEPTH)
         found = _LINE_COLUMN.search(reason)
         line, column = (int(found[1]), int(found[2])) if found else (1, 0)
         return error_class("invalid_json", line=line, column=column, detail=reason)
@@ -253,12 +280,8 @@ def _quoted_list(text: str) -> list[str]:
 
 
 def short_repr(value: object, limit: int = VALUE_REPR_LIMIT) -> str:
-    """The ``repr`` of a value, cut to ``limit`` characters with an ellipsis."""
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the validation error
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """The ``repr`` of a value, cut to ``limit`` characters with an ellipsis; it never raises."""
+    return value_repr(value, limit)
 
 
 def field_path(loc: tuple[int | str, ...], data: object, model: type[BaseModel]) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Literal, Self, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import from_json
 
+from contextwise._translation import short_text
 from contextwise._validation import CodedModel, coded_error
 from contextwise.errors import ContextOverflowError, InvalidTypeError, InvalidValueError
 from contextwise.i18n import Locale, normalize_locale
@@ -218,7 +219,7 @@ def _check_segment_keys(data: object) -> None:
     for key in data:
         if key not in _SEGMENT_FIELDS:
             known = ["id", "tokens", "priority", "required"]
-            raise InvalidValueError("unknown_key", field=str(key), known=known)
+            raise InvalidValueError("unknown_key", field=short_text(key), known=known)
 
 
 class BudgetPlan(CodedModel):
@@ -493,7 +494,7 @@ class ContextBudget:
         if not isinstance(strategy, str) or strategy not in _STRATEGIES:
             raise InvalidValueError(
                 "unknown_strategy",
-                strategy=str(strategy),
+                strategy=short_text(strategy),
                 supported=list(_STRATEGIES),
                 locale=locale,
             )
@@ -634,14 +635,14 @@ def _read_mapping(
         size = segment["tokens"]
     except KeyError as error:
         raise InvalidValueError(
-            "missing_segment_field", index=index, field=str(error.args[0]), locale=locale
+            "missing_segment_field", index=index, field=short_text(error.args[0]), locale=locale
         ) from None
     priority = segment.get("priority", 0)
     required = segment.get("required", True)
     if len(segment) > 2 and not _SEGMENT_FIELDS.issuperset(segment):
         unknown = next(key for key in segment if key not in _SEGMENT_FIELDS)
         raise InvalidValueError(
-            "unknown_segment_field", index=index, field=str(unknown), locale=locale
+            "unknown_segment_field", index=index, field=short_text(unknown), locale=locale
         )
     if type(segment_id) is not str:
         segment_id = _segment_id(segment_id, f"segments[{index}].id", locale)

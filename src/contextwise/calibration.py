@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.messages import message_text
 from contextwise.tokens import (
@@ -524,7 +525,7 @@ def _check_model(model: object) -> None:
     if not isinstance(model, str):
         raise InvalidTypeError("not_a_string", name="model", type_name=type(model).__name__)
     if not model.strip():
-        raise InvalidValueError("blank_value", field="model", value=repr(model))
+        raise InvalidValueError("blank_value", field="model", value=short_repr(model))
 
 
 def _request_texts(request: Any) -> list[tuple[str, bool]]:

@@ -8,17 +8,27 @@
 any file has a problem: a CI job runs it on every policy file. ``policy audit`` runs the policy in
 ``audit`` mode on the fragments of a history file and prints what ``reduce`` would change.
 ``schema`` prints the JSON Schema of policy files. The command needs nothing beyond the library.
+
+It never prints a traceback: a problem is a line with its code. The exit status tells findings
+(1) from usage errors (2, as argparse reports them) and internal errors (3). It reads only regular
+files of at most :data:`FILE_SIZE_LIMIT` bytes (a FIFO or a device is a coded problem, never a
+wait), and prints file names with control characters or bytes that are not UTF-8 escaped.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
+import os
+import stat
 import sys
+import unicodedata
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
+from contextwise._checks import MAX_DEPTH, too_deep
+from contextwise._translation import short_text
 from contextwise.errors import ContextwiseError, InvalidTypeError, PolicyConfigurationError
 from contextwise.i18n import N_, SUPPORTED_LOCALES, Locale, Message, normalize_locale, translate
 from contextwise.policy import (
@@ -40,6 +50,20 @@ EXIT_OK = 0
 
 EXIT_PROBLEMS = 1
 """The exit status when a file has a problem."""
+
+EXIT_USAGE = 2
+"""The exit status when the command line itself is wrong (argparse's own status)."""
+
+EXIT_INTERNAL = 3
+"""The exit status when the command failed by a fault of its own: a bug to report."""
+
+FILE_SIZE_LIMIT = 16 * 1024 * 1024
+"""The largest policy or history file the command reads, in bytes (16 MiB)."""
+
+_NOT_STRINGS = N_("The command's arguments must be strings.")
+_INTERNAL = N_(
+    "contextwise stopped on an internal error ({error_type}); this is a bug, please report it."
+)
 
 _NO_PROBLEM = N_("{path}: no problem found.")
 _SKIPPED = N_(
@@ -73,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: The arguments after the program name; ``sys.argv[1:]`` when omitted.
 
     Returns:
-        The exit status: 0 when everything is valid, 1 when a file has a problem.
+        The exit status: 0 when everything is valid, 1 when a file has a problem, 2 when the
+        command line is wrong, 3 on an internal error.
 
     Examples:
         >>> import json, pathlib, tempfile
@@ -87,16 +112,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> status, printed.getvalue().split(": ")[1]
         (1, 'unknown_key')
     """
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # argparse printed the usage error (or the help) itself
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    except (TypeError, ValueError, AttributeError):  # main() called with arguments not strings
+        sys.stderr.write(f"contextwise: usage_error: {translate(_NOT_STRINGS, {}, 'en')}\n")
+        return EXIT_USAGE
     out: TextIO = sys.stdout
+    locale = normalize_locale(getattr(args, "lang", "en"))
+    try:
+        return _run(args, locale, out)
+    except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
+        _silence(out)
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the command's promise: a coded line, no traceback
+        line = translate(_INTERNAL, {"error_type": type(exc).__name__}, locale)
+        sys.stderr.write(f"contextwise: internal_error: {line} ({short_text(exc)})\n")
+        return EXIT_INTERNAL
+
+
+def _run(args: argparse.Namespace, locale: Locale, out: TextIO) -> int:
     if args.command == "schema":
         out.write(json.dumps(context_policy_json_schema(), indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
-    locale = normalize_locale(args.lang)
     if args.policy_command == "check":
         return _check(args.files, locale, args.format, out)
     return _audit(args.file, args.history, locale, args.format, out)
 
+
+def _silence(out: TextIO) -> None:
+    """Point the closed output at nothing, so that Python's final flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -126,6 +179,77 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def shown_path(path: str) -> str:
+    """A file name as the command prints it: control characters, bytes that are not UTF-8 and
+    other invisible characters escaped, so that a name can neither break a line nor a terminal.
+
+    Args:
+        path: The name, as the command line gave it (undecodable bytes as surrogates).
+
+    Returns:
+        The name, with ``\\xNN``-style escapes for those characters.
+
+    Examples:
+        >>> shown_path("policy\\n.json"), shown_path("caf\\udce9.json"), shown_path("café.json")
+        ('policy\\\\n.json', 'caf\\\\xe9.json', 'café.json')
+    """
+    shown: list[str] = []
+    for char in path:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode keeps it
+            shown.append(f"\\x{code - 0xDC00:02x}")
+        elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            shown.append(char.encode("unicode_escape").decode("ascii"))
+        else:
+            shown.append(char)
+    return "".join(shown)
+
+
+def read_file(path: str, limit: int = FILE_SIZE_LIMIT) -> bytes:
+    """Read a regular file of at most ``limit`` bytes, without waiting on anything else.
+
+    The file is opened without blocking and checked once open, so a FIFO, a device or a
+    directory is refused at once, and a file that grows past the limit is not read whole.
+
+    Args:
+        path: The file.
+        limit: The largest size read, in bytes.
+
+    Returns:
+        The file's bytes.
+
+    Raises:
+        PolicyConfigurationError: When the file cannot be opened (code ``unreadable_file``),
+            is not a regular file (code ``not_a_regular_file``) or is larger than ``limit``
+            (code ``file_too_large``).
+    """
+    shown = shown_path(path)
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError) as exc:
+        detail = getattr(exc, "strerror", None) or type(exc).__name__
+        raise PolicyConfigurationError("unreadable_file", path=shown, detail=detail) from None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise PolicyConfigurationError("not_a_regular_file", path=shown)
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(handle, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise PolicyConfigurationError("file_too_large", path=shown, limit=limit)
+        return b"".join(chunks)
+    except OSError as exc:
+        detail = exc.strerror or type(exc).__name__
+        raise PolicyConfigurationError("unreadable_file", path=shown, detail=detail) from None
+    finally:
+        os.close(handle)
+
+
 def load_policy(path: str) -> ContextPolicy:
     """Read a policy file, turning an unreadable file into a coded error.
 
@@ -136,25 +260,42 @@ def load_policy(path: str) -> ContextPolicy:
         The validated policy.
 
     Raises:
-        PolicyConfigurationError: When the file cannot be read (code ``unreadable_file``) or
-            does not hold a valid policy.
+        PolicyConfigurationError: When the file cannot be read (codes ``unreadable_file``,
+            ``not_a_regular_file``, ``file_too_large``), has another suffix (code
+            ``unsupported_policy_file``) or does not hold a valid policy.
     """
-    try:
-        return ContextPolicy.from_file(path)
-    except OSError as exc:
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in (".json", ".toml"):
         raise PolicyConfigurationError(
-            "unreadable_file", path=path, detail=exc.strerror or type(exc).__name__
-        ) from None
+            "unsupported_policy_file", path=shown_path(path), suffix=shown_path(suffix)
+        )
+    data = read_file(path)
+    if suffix == ".json":
+        return ContextPolicy.from_json(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
+    return ContextPolicy.from_toml(text)
 
 
 def _problem_record(path: str, problem: ContextwiseError, locale: Locale) -> dict[str, Any]:
     return {
-        "file": path,
+        "file": shown_path(path),
         "code": problem.code,
         "field": problem.params.get("field"),
-        "message": problem.render(locale),
-        "params": problem.params,
+        "message": _own_message(problem, locale),
+        "params": {name: _json_param(value) for name, value in problem.params.items()},
     }
+
+
+def _json_param(value: object) -> object:
+    """A parameter as JSON shows it: scalars and lists as they are, anything else as text."""
+    if value is None or isinstance(value, bool | int | float):
+        return value if not isinstance(value, int) or abs(value) < 2**63 else short_text(value)
+    if isinstance(value, list | tuple):
+        return [_json_param(item) for item in value[:100]]
+    return shown_path(short_text(value))
 
 
 def _check(files: Sequence[str], locale: Locale, form: str, out: TextIO) -> int:
@@ -166,11 +307,12 @@ def _check(files: Sequence[str], locale: Locale, form: str, out: TextIO) -> int:
         except ContextwiseError as err:
             for problem in err.problems:
                 records.append(_problem_record(path, problem, locale))
-                lines.append(f"{path}: {problem.code}: {_own_message(problem, locale)}")
+                lines.append(f"{shown_path(path)}: {problem.code}: {_own_message(problem, locale)}")
         else:
-            lines.append(translate(_NO_PROBLEM, {"path": path}, locale))
+            lines.append(translate(_NO_PROBLEM, {"path": shown_path(path)}, locale))
     if form == "json":
-        payload = {"ok": not records, "files": list(files), "problems": records}
+        shown = [shown_path(path) for path in files]
+        payload = {"ok": not records, "files": shown, "problems": records}
         out.write(json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n")
     else:
         out.write("".join(f"{line}\n" for line in lines))
@@ -178,11 +320,11 @@ def _check(files: Sequence[str], locale: Locale, form: str, out: TextIO) -> int:
 
 
 def _own_message(problem: ContextwiseError, locale: Locale) -> str:
-    # The line lists every problem, so each one's message is shown without the "N more" note.
-    single = type(problem)(
-        problem.code, locale=locale, detail=problem.detail, **problem.params
-    )
-    return single.render(locale)
+    # The line lists every problem, so each one's message is shown without the "N more" note;
+    # the message is one line, whatever its detail holds.
+    single = copy.copy(problem)
+    single._more, single._unlisted = (), 0
+    return shown_path(single.render(locale))
 
 
 def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:
@@ -199,17 +341,17 @@ def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:
     Returns:
         The fragments.
 
+    A list whose entries are not all fragments (an ``id`` with ``messages`` or ``text``) is a
+    list of messages: OpenAI Chat, Anthropic, Gemini or Responses items, read as
+    :func:`~contextwise.policy.process_context` reads them.
+
     Raises:
-        PolicyConfigurationError: When the file cannot be read (code ``unreadable_file``) or is
-            not valid JSON (code ``invalid_json``).
+        PolicyConfigurationError: When the file cannot be read (codes ``unreadable_file``,
+            ``not_a_regular_file``, ``file_too_large``) or is not valid JSON (code
+            ``invalid_json``), or nested too deep (code ``too_deep``).
         InvalidTypeError: When the file holds something else (code ``not_a_history``).
     """
-    try:
-        text = Path(path).read_bytes()
-    except OSError as exc:
-        raise PolicyConfigurationError(
-            "unreadable_file", path=path, detail=exc.strerror or type(exc).__name__
-        ) from None
+    text = read_file(path)
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -217,15 +359,25 @@ def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:
         raise PolicyConfigurationError(
             "invalid_json", line=line, column=column, detail=str(exc)
         ) from None
+    except RecursionError:
+        raise PolicyConfigurationError("too_deep", field="history", limit=MAX_DEPTH) from None
+    if too_deep(data):
+        raise PolicyConfigurationError("too_deep", field="history", limit=MAX_DEPTH)
     if isinstance(data, dict) and isinstance(data.get("fragments"), list):
         data = data["fragments"]
     if not isinstance(data, list):
-        raise InvalidTypeError("not_a_history", path=path, type_name=type(data).__name__)
-    if data and all(isinstance(item, dict) and "role" in item for item in data):
+        raise InvalidTypeError(
+            "not_a_history", path=shown_path(path), type_name=type(data).__name__
+        )
+    if data and not all(_is_fragment(item) for item in data):
         named = {step.fragment_id for step in policy.steps}
         fragment_id = named.pop() if len(named) == 1 else "history"
         return [Fragment(fragment_id, messages=data)]
     return coerce_fragments(data)
+
+
+def _is_fragment(item: object) -> bool:
+    return isinstance(item, dict) and "id" in item and ("messages" in item or "text" in item)
 
 
 _RUNNABLE = (TrimStep, ClearStep, ClipStep)
@@ -264,12 +416,14 @@ def _audit(path: str, history: str, locale: Locale, form: str, out: TextIO) -> i
         fragments = load_history(history, policy)
         audited, skipped = runnable(policy)
         counter = EstimateCounter() if token_limits(audited) else None
-        report = process_context(audited, fragments, counter=counter).report
+        report = process_context(
+            audited, fragments, counter=counter, unknown_items="error"
+        ).report
     except ContextwiseError as err:
         return _check_failed(path, err, locale, form, out)
     if form == "json":
         payload = {
-            "file": path,
+            "file": shown_path(path),
             "skipped_steps": skipped,
             "estimated_tokens": counter is not None,
             "report": report.model_dump(mode="json"),
@@ -283,12 +437,12 @@ def _audit(path: str, history: str, locale: Locale, form: str, out: TextIO) -> i
 def _check_failed(path: str, err: ContextwiseError, locale: Locale, form: str, out: TextIO) -> int:
     if form == "json":
         records = [_problem_record(path, problem, locale) for problem in err.problems]
-        payload = {"ok": False, "files": [path], "problems": records}
+        payload = {"ok": False, "files": [shown_path(path)], "problems": records}
         out.write(json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n")
     else:
         out.write(
             "".join(
-                f"{path}: {problem.code}: {_own_message(problem, locale)}\n"
+                f"{shown_path(path)}: {problem.code}: {_own_message(problem, locale)}\n"
                 for problem in err.problems
             )
         )
@@ -318,7 +472,12 @@ def render_table(
     lines = [
         translate(
             _SUMMARY,
-            {"path": path, "before": report.before_chars, "after": report.after_chars, "met": met},
+            {
+                "path": shown_path(path),
+                "before": report.before_chars,
+                "after": report.after_chars,
+                "met": met,
+            },
             locale,
         )
     ]

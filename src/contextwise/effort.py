@@ -6,16 +6,32 @@ harness never sends a level that a model rejects.
 """
 
 from collections.abc import Iterable
-from enum import StrEnum
+from enum import EnumType, StrEnum
 from types import MappingProxyType
-from typing import Literal, TypeAlias, TypeGuard
+from typing import Any, Literal, TypeAlias, TypeGuard
 
 from contextwise.errors import InvalidTypeError, InvalidValueError
 
 __all__ = ["Effort", "EffortLevel", "clamp_effort", "compare_effort", "is_effort"]
 
 
-class Effort(StrEnum):
+class _EffortType(EnumType):
+    """Looks a level up without the enum machinery, which formats ``repr(value)`` for an unknown
+    value before any hook can answer (and that fails for a huge int or a broken ``__repr__``)."""
+
+    def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            return super().__call__(value, *args, **kwargs)
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            member = cls._value2member_map_.get(value)
+            if member is not None:
+                return member
+        raise _invalid(value, "value")
+
+
+class Effort(StrEnum, metaclass=_EffortType):
     """An effort level on the ordered scale ``none < low < medium < high < max``.
 
     ``Effort`` is a string enumeration: each member is equal to its string value, so it can be

@@ -23,6 +23,7 @@ from contextwise._translation import (
     Message,
     current_locale,
     match_locale,
+    short_repr,
     translate,
 )
 
@@ -72,6 +73,7 @@ class ContextwiseError(Exception):
     """Free text from outside contextwise, shown untranslated after the message."""
 
     _more: tuple[ContextwiseError, ...] = ()
+    _unlisted: int = 0
 
     def __init__(
         self,
@@ -88,7 +90,9 @@ class ContextwiseError(Exception):
         self.params = params
         self.detail = detail
         self.locale = current_locale.get() if locale is None else checked_locale(locale)
-        super().__init__(self.render())
+        # The message is rendered when it is read: an input with a million problems builds a
+        # million errors, and most of them are never shown.
+        super().__init__(code)
 
     def render(self, locale: str | None = None) -> str:
         """Render the message in a locale.
@@ -111,8 +115,9 @@ class ContextwiseError(Exception):
         separator = "" if target == "zh" else " "
         if self.detail:
             text = f"{text}{separator}{translate(_DETAIL, {'detail': self.detail}, target)}"
-        if self._more:
-            more = translate(_MORE_PROBLEMS, {"count": len(self._more)}, target)
+        if self._more or self._unlisted:
+            count = len(self._more) + self._unlisted
+            more = translate(_MORE_PROBLEMS, {"count": count}, target)
             text = f"{text}{separator}{more}"
         return text
 
@@ -121,8 +126,10 @@ class ContextwiseError(Exception):
         """Every problem found in the same input, this error first.
 
         Validating a policy file, a model spec or a decision response reports every problem at
-        once: the error raised is the first one, and this tuple holds them all, each with its own
-        code, field path and message. For any other error it holds just the error itself.
+        once: the error raised is the first one, and this tuple holds them, each with its own
+        code, field path and message. An input with thousands of problems keeps the first 20
+        here, and the message counts the others. For any other error it holds just the error
+        itself.
 
         Examples:
             >>> from contextwise import ContextPolicy, PolicyConfigurationError
@@ -138,10 +145,13 @@ class ContextwiseError(Exception):
     def __str__(self) -> str:
         return self.render()
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.render()!r})"
+
     def __reduce__(self) -> tuple[Any, ...]:
         args = (type(self), self.code, self.locale, self.detail, self.params)
-        if self._more:
-            return (_rebuild, args, {"_more": self._more})
+        if self._more or self._unlisted:
+            return (_rebuild, args, {"_more": self._more, "_unlisted": self._unlisted})
         return (_rebuild, args)
 
 
@@ -199,9 +209,46 @@ class InvalidValueError(ContextwiseError, ValueError):
             "of tokens."
         ),
         "blank_session_id": N_("A session id must be a non-blank string, got {value}."),
+        "invalid_session_id": N_(
+            "A session id must be a string of at most {limit} characters without NUL characters "
+            "or lone surrogates, got {value}."
+        ),
+        "invalid_idempotency_key": N_(
+            "An idempotency key must be a non-blank string of at most {limit} characters without "
+            "NUL characters or lone surrogates, got {value}."
+        ),
+        "invalid_conversation_key": N_(
+            "A conversation key must be a non-blank string of at most {limit} characters without "
+            "NUL characters or lone surrogates, got {value}."
+        ),
+        "conversation_value_not_json": N_(
+            "The value kept for conversation '{key}' cannot be stored, because JSON cannot encode "
+            "it: {reason}."
+        ),
+        "unstorable_text": N_(
+            "{field} holds a NUL character or a lone surrogate, which a session store cannot "
+            "keep: {value}."
+        ),
+        "invalid_state_name": N_(
+            "A state's name must be a non-blank string of at most {limit} characters without NUL "
+            "characters or lone surrogates, got {value}."
+        ),
+        "store_value_not_json": N_(
+            "The value of {field} cannot be stored, because JSON cannot encode it: {reason}."
+        ),
+        "idempotency_key_reused": N_(
+            "The idempotency key '{key}' of session '{session_id}' was already used to add other "
+            "messages; a retry must send the same messages, and another add needs another key."
+        ),
         "message_not_json": N_(
             "The message at index {index} cannot be stored, because JSON cannot encode it: "
             "{reason}."
+        ),
+        "message_value_not_json": N_(
+            "Message {index} holds a value that JSON cannot encode: {reason}."
+        ),
+        "message_too_deep": N_(
+            "The message at index {index} is nested more than {limit} levels deep."
         ),
         "unknown_change": N_(
             "The session '{session_id}' has no change {change_id} with archived messages to "
@@ -290,6 +337,7 @@ class InvalidValueError(ContextwiseError, ValueError):
             "The text is not valid JSON: the error is at line {line}, column {column}."
         ),
         "invalid_value": N_("{field} has an invalid value: {value}."),
+        "too_deep": N_("{field} is nested more than {limit} levels deep."),
     }
 
 
@@ -387,6 +435,7 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "invalid_session_store": N_(
             "store must be a session store such as SQLiteStore, got a value of type {type_name}."
         ),
+        "not_an_instance": N_("{name} must be a {expected}, got a value of type {type_name}."),
     }
 
 
@@ -421,7 +470,7 @@ def checked_locale(value: object) -> Locale:
     found = match_locale(value)
     if found is None:
         raise UnsupportedLocaleError(
-            "unsupported_locale", locale_name=repr(value), supported=list(SUPPORTED_LOCALES)
+            "unsupported_locale", locale_name=short_repr(value), supported=list(SUPPORTED_LOCALES)
         )
     return found
 
@@ -620,6 +669,10 @@ class RoutingConfigurationError(InvalidValueError):
         "unknown_active_model": N_(
             "The {field} model '{model}' is not one of the candidate models {known}."
         ),
+        "client_not_created": N_(
+            "The {field} could not be created from these settings: the package raised "
+            "{error_type}."
+        ),
         "client_conflict": N_(
             "Pass either a configured client or the {field} setting, not both: the client already "
             "holds its settings."
@@ -633,6 +686,9 @@ class RoutingConfigurationError(InvalidValueError):
         "fallback_on_not_callable": N_(
             "{field} must be a function that takes an error and returns True when the fallback "
             "should answer, got a value of type {type_name}."
+        ),
+        "fallback_on_failed": N_(
+            "The {field} test raised {error_type} instead of answering True or False."
         ),
         "invalid_timeout": N_(
             "{field} must be a finite number of seconds greater than 0, got {value}."
@@ -663,6 +719,10 @@ class RoutingConfigurationError(InvalidValueError):
         "state_non_string_key": N_(
             "The {field} must be lossless JSON, but {path} has the key {value} of type "
             "{type_name}; JSON object keys are strings."
+        ),
+        "state_huge_int": N_(
+            "The {field} must be lossless JSON, but {path} holds an integer of more than {limit} "
+            "digits, which JSON text cannot carry."
         ),
         "state_cycle": N_(
             "The {field} must be lossless JSON, but {path} refers back to one of its own "
@@ -990,6 +1050,10 @@ class PolicyConfigurationError(InvalidValueError):
             "{provider}: run it with contextwise, and leave it out of steps=."
         ),
         "unreadable_file": N_("The file '{path}' cannot be read."),
+        "not_a_regular_file": N_(
+            "The path '{path}' is not a regular file; only regular files are read."
+        ),
+        "file_too_large": N_("The file '{path}' is larger than {limit} bytes, the most read."),
     }
 
 
@@ -1029,6 +1093,10 @@ class PolicyStepError(ContextwiseError):
             "The compressor '{compressor}' of the step '{step_id}' returned a message that cannot "
             "be read."
         ),
+        "compressor_empty_summary": N_(
+            "The compressor '{compressor}' of the step '{step_id}' returned a summary without "
+            "any text."
+        ),
         "compressor_summary_has_tools": N_(
             "The compressor '{compressor}' of the step '{step_id}' returned a message with tool "
             "calls or tool results; a summary must be plain text."
@@ -1057,6 +1125,14 @@ class SessionStoreError(ContextwiseError):
     """A session store cannot be used: its layout is another version, or a library it needs is
     missing, or the database refused the operation.
 
+    Every failure of a store's database is raised as this error, with the database's own error
+    as ``__cause__`` and its text as ``detail``: a file that cannot be opened or is not a
+    database (``store_cannot_open``, ``store_not_a_database``), a read-only file or filesystem
+    (``store_read_only``), a full disk (``store_full``), a lock held longer than the timeout
+    (``store_locked``), a layout of another version (``session_schema_mismatch``,
+    ``session_layout_mismatch``), a damaged row (``store_row_unreadable``), a closed store
+    (``store_closed``), and anything else (``store_failed``).
+
     Examples:
         >>> from contextwise import SessionStoreError
         >>> err = SessionStoreError("session_schema_mismatch", found=7, expected=1)
@@ -1073,6 +1149,30 @@ class SessionStoreError(ContextwiseError):
             "{store} needs the package '{package}': install contextwise[{extra}]."
         ),
         "invalid_store_url": N_("The database URL '{url}' cannot be used: {reason}."),
+        "session_layout_mismatch": N_(
+            "The session store holds tables of an older layout, without a schema version; this "
+            "version of contextwise reads schema version {expected}. Use a new database or file."
+        ),
+        "store_cannot_open": N_("The session store '{location}' cannot be opened."),
+        "store_not_a_database": N_(
+            "The session store '{location}' is not a database that contextwise can read."
+        ),
+        "store_read_only": N_(
+            "The session store '{location}' is read-only: nothing can be written."
+        ),
+        "store_full": N_(
+            "The session store '{location}' is full: the disk or the database has no room left, "
+            "and nothing was written."
+        ),
+        "store_locked": N_(
+            "The session store '{location}' stayed locked by another writer for more than "
+            "{timeout} seconds; nothing was written."
+        ),
+        "store_row_unreadable": N_(
+            "A stored message of session '{session_id}' cannot be read back: its row is damaged."
+        ),
+        "store_closed": N_("The session store '{location}' is closed."),
+        "store_failed": N_("The session store '{location}' failed with {error_type}."),
     }
 
 

@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Literal, TypeAlias
 
+from contextwise._checks import require_instance
+from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.prices import Cost, ModelPrices, cost
 from contextwise.usage import Usage
@@ -204,7 +206,7 @@ def price_usage(
 
     if kind not in USAGE_KINDS:
         raise InvalidValueError(
-            "invalid_choice", field="kind", expected=list(USAGE_KINDS), value=repr(kind)
+            "invalid_choice", field="kind", expected=list(USAGE_KINDS), value=short_repr(kind)
         )
     usage = usage_from(usage)
     name = getattr(model, "name", model)
@@ -235,11 +237,21 @@ def summarize_usage(records: Iterable[UsageRecord]) -> UsageSummary:
     Returns:
         The summary.
 
+    Raises:
+        InvalidTypeError: When ``records`` is not a collection of :class:`UsageRecord` (codes
+            ``not_a_collection``, ``not_an_instance``).
+
     Examples:
         >>> summarize_usage([price_usage(Usage(input_tokens=5), model="m")]).by_model["m"].calls
         1
     """
+    if isinstance(records, str | bytes | Mapping) or not isinstance(records, Iterable):
+        raise InvalidTypeError(
+            "not_a_collection", name="records", type_name=type(records).__name__
+        )
     kept = list(records)
+    for record in kept:
+        require_instance(record, UsageRecord, "records[]", "UsageRecord")
     models: dict[str, list[UsageRecord]] = {}
     kinds: dict[str, list[UsageRecord]] = {}
     for record in kept:

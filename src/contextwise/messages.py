@@ -30,6 +30,7 @@ from contextwise._layout import (
     orphan_results,
     profile_messages,
 )
+from contextwise._translation import short_text
 from contextwise.errors import ContextwiseError, InvalidValueError
 from contextwise.shapes import PINNED_ROLES, PartEstimate, read_message
 
@@ -464,7 +465,7 @@ def layout_messages(
     """
     if grouping not in GROUPINGS:
         raise InvalidValueError(
-            "unknown_grouping", grouping=str(grouping), supported=list(GROUPINGS)
+            "unknown_grouping", grouping=short_text(grouping), supported=list(GROUPINGS)
         )
     items = as_message_list(messages, "messages")
     profile = profile_messages(items, estimate=part_estimate)

@@ -16,6 +16,8 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, field_validator
 
+from contextwise._checks import require_instance
+from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
 from contextwise.errors import InvalidTypeError, InvalidValueError, MissingDependencyError
 from contextwise.usage import Usage
@@ -35,10 +37,12 @@ def _price(value: object) -> object:
         number = value
     elif isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidTypeError("not_a_number", name="price", type_name=type(value).__name__)
+    elif isinstance(value, int):
+        number = Decimal(int(value))
     else:
-        number = Decimal(str(value))
+        number = Decimal(repr(float(value)))
     if number is not None and (not number.is_finite() or number < 0):
-        raise InvalidValueError("invalid_price", value=repr(value))
+        raise InvalidValueError("invalid_price", value=short_repr(value))
     return number
 
 
@@ -226,8 +230,9 @@ def cost(
         The cost.
 
     Raises:
-        InvalidTypeError: When ``usage`` is not a :class:`~contextwise.Usage` or the model is
-            neither a name nor a model spec (code ``not_a_string``).
+        InvalidTypeError: When ``usage`` is not a :class:`~contextwise.Usage`, the model is
+            neither a name nor a model spec (code ``not_a_string``), or ``prices`` is not a
+            :class:`ModelPrices` (code ``not_an_instance``).
         InvalidValueError: When genai-prices does not know the model (code
             ``unknown_model_price``).
         MissingDependencyError: When prices are needed from genai-prices and it is not
@@ -245,6 +250,8 @@ def cost(
     name = getattr(model, "name", model)
     if not isinstance(name, str):
         raise InvalidTypeError("not_a_string", name="model", type_name=type(model).__name__)
+    if prices is not None:
+        require_instance(prices, ModelPrices, "prices", "ModelPrices")
     chosen = prices if prices is not None else getattr(model, "prices", None)
     if chosen is not None:
         tier = chosen.tier_for(usage)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from contextwise._translation import short_text
 from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy import (
     ClearStep,
@@ -222,8 +223,10 @@ def _chosen(policy: ContextPolicy, steps: Iterable[str] | None) -> list[ContextS
         raise InvalidTypeError("not_a_collection", name="steps", type_name=type(steps).__name__)
     chosen: list[ContextStep] = []
     for step_id in steps:
-        if step_id not in by_id:
-            raise PolicyConfigurationError("unknown_step", step_id=step_id, step_ids=list(by_id))
+        if not isinstance(step_id, str) or step_id not in by_id:
+            raise PolicyConfigurationError(
+                "unknown_step", step_id=short_text(step_id), step_ids=list(by_id)
+            )
         chosen.append(by_id[step_id])
     return chosen
 

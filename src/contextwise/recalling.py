@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
 from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.messages import ChatMessage
 from contextwise.policy.clearing import is_reduced
@@ -400,5 +401,5 @@ def recall_tool(
     if not isinstance(name, str):
         raise InvalidTypeError("not_a_string", name="name", type_name=type(name).__name__)
     if not name.strip():
-        raise InvalidValueError("blank_value", field="name", value=repr(name))
+        raise InvalidValueError("blank_value", field="name", value=short_repr(name))
     return RecallTool(history, archive, limit, name)

@@ -11,7 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
 
+from contextwise._checks import require_instance
 from contextwise._effects import Effects, run_async, run_sync
+from contextwise._translation import short_text
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
 from contextwise.effort import Effort
 from contextwise.errors import RoutingConfigurationError
@@ -194,6 +196,7 @@ def model_budget(
         RoutingConfigurationError: When neither the spec nor ``window`` gives a window (code
             ``missing_window``).
         ContextOverflowError: When the reserves exceed the window.
+        InvalidTypeError: When ``spec`` is not a :class:`ModelSpec` (code ``not_an_instance``).
 
     Examples:
         >>> from contextwise import ModelSpec
@@ -201,6 +204,7 @@ def model_budget(
         >>> model_budget(spec, reasoning=8_000).context_budget()
         172000
     """
+    require_instance(spec, ModelSpec, "spec", "ModelSpec")
     size = spec.window if spec.window is not None else window
     if size is None:
         raise RoutingConfigurationError("missing_window", field="window", model=spec.name)
@@ -463,9 +467,9 @@ def _core(
     """The core of :func:`prepare_step` and :func:`aprepare_step`, for any driver."""
     models, first = options.candidates()
     label = first if options.active is None else options.active
-    if label not in models:
+    if not isinstance(label, str) or label not in models:
         raise RoutingConfigurationError(
-            "unknown_active_model", field="active", model=str(label), known=list(models)
+            "unknown_active_model", field="active", model=short_text(label), known=list(models)
         )
     if runner.counter is None:
         runner = runner.replace(counter=EstimateCounter())

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from operator import index as _as_index
 from typing import Any, Literal, Protocol, SupportsIndex, TypeAlias, runtime_checkable
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 
 __all__ = [
@@ -43,7 +44,9 @@ def check_count(result: object, counter_id: str) -> int:
         number = _as_index(result)
         if number >= 0:
             return number
-    raise InvalidValueError("invalid_counter_result", counter_id=counter_id, value=repr(result))
+    raise InvalidValueError(
+        "invalid_counter_result", counter_id=counter_id, value=short_repr(result)
+    )
 
 
 Script: TypeAlias = Literal["latin", "han", "kana", "hangul", "digits", "code"]
@@ -315,7 +318,8 @@ class TokenizerCounter:
 
     Raises:
         InvalidTypeError: When the tokenizer has no callable ``encode`` (code
-            ``invalid_tokenizer``) or when ``id`` is not a string (code ``not_a_string``).
+            ``invalid_tokenizer``), when ``id`` is not a string (code ``not_a_string``), or
+            ``encode_kwargs`` is not a mapping of names (code ``not_a_mapping``).
 
     Examples:
         >>> class Characters:
@@ -343,6 +347,13 @@ class TokenizerCounter:
         self._id = _counter_id(id, tokenizer, "name")
         self._tokenizer = tokenizer
         self._encode: Callable[..., Any] = encode
+        if encode_kwargs is not None and (
+            not isinstance(encode_kwargs, Mapping)
+            or not all(isinstance(key, str) for key in encode_kwargs)
+        ):
+            raise InvalidTypeError(
+                "not_a_mapping", name="encode_kwargs", type_name=type(encode_kwargs).__name__
+            )
         self._kwargs = dict(encode_kwargs or {})
 
     @property

@@ -31,6 +31,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
 from contextwise.errors import InvalidTypeError, InvalidValueError
 
@@ -121,7 +122,7 @@ class Usage(CodedModel):
                         "wrong_type",
                         field=f"cache_write_tokens.{retention}",
                         expected="integer",
-                        value=repr(tokens),
+                        value=short_repr(tokens),
                     )
         return writes
 
@@ -133,7 +134,7 @@ class Usage(CodedModel):
                     "out_of_range",
                     field=f"cache_write_tokens.{retention}",
                     constraint="≥ 0",
-                    value=repr(tokens),
+                    value=short_repr(tokens),
                 )
         written = self.total_cache_write_tokens
         if self.cached_input_tokens + written > self.input_tokens:
@@ -257,7 +258,7 @@ def _count(source: Any, *names: str) -> int:
         return 0
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidValueError(
-            "wrong_type", field=names[0], expected="integer", value=repr(value)
+            "wrong_type", field=names[0], expected="integer", value=short_repr(value)
         )
     return int(value)
 
@@ -445,9 +446,9 @@ def usage_from(response: Any, *, source: UsageSource | None = None) -> Usage:
     """
     if isinstance(response, Usage):
         return response
-    if source is not None and source not in _READERS:
+    if source is not None and (not isinstance(source, str) or source not in _READERS):
         raise InvalidValueError(
-            "invalid_choice", field="source", expected=list(USAGE_SOURCES), value=repr(source)
+            "invalid_choice", field="source", expected=list(USAGE_SOURCES), value=short_repr(source)
         )
     usage = _unwrap(response)
     shape = source or _shape(usage)

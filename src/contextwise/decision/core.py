@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, TypeAlias
 
+from contextwise._checks import MAX_DEPTH, finite_float, require_instance
 from contextwise._effects import Effects, Invoke, run_async, run_sync
+from contextwise._translation import short_repr, short_text
 from contextwise._validation import construct
 from contextwise.decision.schema import (
     ChoiceAnswer,
@@ -40,8 +42,9 @@ from contextwise.usage import Usage
 CAUSE_CHAIN_DEPTH = 8
 """How many levels down the ``__cause__`` chain :func:`is_provider_unavailable` looks."""
 
-STATE_MAX_DEPTH = 200
-"""The deepest nesting of lists and dicts that a decision state may have."""
+STATE_MAX_DEPTH = MAX_DEPTH
+"""The deepest nesting of lists and dicts that a decision state may have: 100, the nesting limit
+that every input of contextwise shares."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +173,10 @@ async def adecide_choice(
         The validated choice, its confidence, the reason, the usage and the duration.
 
     Raises:
-        RoutingConfigurationError: When the state is not lossless JSON, or ``min_confidence`` or
-            ``timeout`` is invalid; nothing is sent then.
+        RoutingConfigurationError: When an argument is invalid, and nothing is sent: the
+            provider is not one (code ``invalid_provider``), ``model`` is blank, ``question`` is
+            not a :class:`ChoiceQuestion` (code ``wrong_type``), the state is not lossless JSON,
+            or ``min_confidence`` or ``timeout`` is invalid.
         DecisionTimeoutError: When ``timeout`` expires, or the provider raises it.
         DecisionResponseError: When the answer is malformed or missing.
         ProviderUnavailableError: When the provider raises it.
@@ -211,6 +216,8 @@ def choice_effects(
     timeout: float | None = None,
 ) -> Effects[ChoiceOutcome]:
     """The core of :func:`decide_choice` and :func:`adecide_choice`, for any driver."""
+    if not isinstance(key, str) or not key.strip():
+        raise RoutingConfigurationError("blank_question_key", value=short_repr(key))
     outcomes = yield from choices_effects(
         provider, model, {key: question}, state, min_confidence, timeout=timeout
     )
@@ -230,6 +237,21 @@ def choices_effects(
     Each answer is checked against its question and gets its own reason from its confidence; the
     usage and duration are those of the one request.
     """
+    check_provider(provider)
+    if not isinstance(model, str) or not model.strip():
+        raise RoutingConfigurationError(
+            "blank_router_model", field="model", value=short_repr(model)
+        )
+    for key, question in questions.items():
+        if not isinstance(key, str) or not key.strip():
+            raise RoutingConfigurationError("blank_question_key", value=short_repr(key))
+        if not isinstance(question, ChoiceQuestion):
+            raise RoutingConfigurationError(
+                "wrong_type",
+                field="question",
+                expected="ChoiceQuestion",
+                value=short_repr(question),
+            )
     check_min_confidence(min_confidence)
     check_timeout(timeout)
     check_json_state(state)
@@ -378,6 +400,12 @@ def is_provider_unavailable(
         Whether the error, or one of its first 8 causes, reports a timeout or an outage, with no
         quota error among them.
 
+    Raises:
+        InvalidTypeError: When ``error`` is not an exception (code ``not_an_instance``).
+        RoutingConfigurationError: When ``fallback_on`` is not callable (code
+            ``fallback_on_not_callable``), or raises (code ``fallback_on_failed``, with its
+            error as ``__cause__``).
+
     Examples:
         >>> from contextwise import ProviderUnavailableError, QuotaExceededError
         >>> try:
@@ -392,6 +420,11 @@ def is_provider_unavailable(
         >>> is_provider_unavailable(KeyError("x"), fallback_on=lambda e: isinstance(e, KeyError))
         True
     """
+    require_instance(error, BaseException, "error", "exception")
+    if fallback_on is not None and not callable(fallback_on):
+        raise RoutingConfigurationError(
+            "fallback_on_not_callable", field="fallback_on", type_name=type(fallback_on).__name__
+        )
     found = False
     current: BaseException | None = error
     for _ in range(CAUSE_CHAIN_DEPTH + 1):
@@ -399,7 +432,9 @@ def is_provider_unavailable(
             break
         if isinstance(current, QuotaExceededError):
             return False
-        if is_ordinary_fault(current) or (fallback_on is not None and fallback_on(current)):
+        if is_ordinary_fault(current) or (
+            fallback_on is not None and _user_fault(fallback_on, current)
+        ):
             found = True
         current = current.__cause__
     return found
@@ -440,6 +475,33 @@ def is_ordinary_fault(error: BaseException) -> bool:
     )
 
 
+def _user_fault(fallback_on: FallbackPredicate, error: BaseException) -> bool:
+    """Ask a user's ``fallback_on`` about an error; a predicate that raises is a coded error."""
+    try:
+        return bool(fallback_on(error))
+    except Exception as exc:
+        raise RoutingConfigurationError(
+            "fallback_on_failed",
+            field="fallback_on",
+            error_type=type(exc).__name__,
+            detail=short_text(exc) or None,
+        ) from exc
+
+
+def check_provider(provider: object, *, field: str = "provider") -> None:
+    """Check that a value is a decision provider: a string ``name`` and a callable ``request``.
+
+    Raises:
+        RoutingConfigurationError: When it is not (code ``invalid_provider``).
+    """
+    if not isinstance(getattr(provider, "name", None), str) or not callable(
+        getattr(provider, "request", None)
+    ):
+        raise RoutingConfigurationError(
+            "invalid_provider", field=field, type_name=type(provider).__name__
+        )
+
+
 def check_min_confidence(value: object, *, field: str = "min_confidence") -> float:
     """Check a confidence threshold: a finite number from 0 to 1, not a boolean.
 
@@ -453,13 +515,12 @@ def check_min_confidence(value: object, *, field: str = "min_confidence") -> flo
     Raises:
         RoutingConfigurationError: When the value is not a number from 0 to 1.
     """
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0.0 <= float(value) <= 1.0
-    ):
-        raise RoutingConfigurationError("invalid_min_confidence", field=field, value=repr(value))
-    return float(value)
+    number = finite_float(value)
+    if number is None or not 0.0 <= number <= 1.0:
+        raise RoutingConfigurationError(
+            "invalid_min_confidence", field=field, value=short_repr(value)
+        )
+    return number
 
 
 def check_timeout(value: object, *, field: str = "timeout") -> float | None:
@@ -477,13 +538,10 @@ def check_timeout(value: object, *, field: str = "timeout") -> float | None:
     """
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0.0 < float(value) < math.inf
-    ):
-        raise RoutingConfigurationError("invalid_timeout", field=field, value=repr(value))
-    return float(value)
+    number = finite_float(value)
+    if number is None or not number > 0.0:
+        raise RoutingConfigurationError("invalid_timeout", field=field, value=short_repr(value))
+    return number
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -494,10 +552,11 @@ def check_json_state(state: object, *, field: str = "state") -> None:
     """Check that a decision state is lossless JSON, before anything is sent.
 
     Lossless means that a JSON reader in any language gets back exactly the same value. Allowed:
-    ``None``, booleans, strings, integers, finite floats other than ``-0.0``, lists, and dicts with
-    string keys, nested at most :data:`STATE_MAX_DEPTH` levels. Rejected: NaN and the infinities,
-    ``-0.0`` (read back as ``0``), containers that contain themselves, non-string keys, and every
-    other type. Tuples and sets are rejected too: JSON reads an array back as a list, so use lists.
+    ``None``, booleans, strings, integers of at most 4,300 digits, finite floats other than
+    ``-0.0``, lists, and dicts with string keys, nested at most :data:`STATE_MAX_DEPTH` (100)
+    levels. Rejected: NaN and the infinities, ``-0.0`` (read back as ``0``), containers that
+    contain themselves, non-string keys, and every other type. Tuples and sets are rejected too:
+    JSON reads an array back as a list, so use lists.
     Subclasses of ``str`` and ``int`` (such as enum members) are accepted, since they equal their
     JSON value.
 
@@ -532,7 +591,7 @@ def _plain_json(value: object, depth: int) -> bool:
     """
     kind = type(value)
     if kind is not dict and kind is not list:
-        return kind in _PLAIN_SCALARS or (kind is float and _plain_float(value))  # type: ignore[arg-type]
+        return _plain_scalar(value)
     if depth >= STATE_MAX_DEPTH:
         return False
     if kind is dict:
@@ -548,25 +607,38 @@ def _plain_json(value: object, depth: int) -> bool:
         if kind is dict or kind is list:
             if not _plain_json(item, depth + 1):
                 return False
-        elif kind is not float or not _plain_float(item):
+        elif not _plain_scalar(item):
             return False
     return True
+
+
+def _plain_scalar(value: object) -> bool:
+    """Whether a value that is not a dict or a list is a lossless JSON scalar of an exact type."""
+    kind = type(value)
+    if isinstance(value, int) and kind is int:
+        return bool(-_JSON_INT_BOUND < value < _JSON_INT_BOUND)
+    if isinstance(value, float) and kind is float:
+        return _plain_float(value)
+    return kind in _PLAIN_SCALARS
 
 
 def _plain_float(value: float) -> bool:
     return math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0.0)
 
 
-_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+_PLAIN_SCALARS = frozenset({str, bool, type(None)})
+"""The scalar types accepted as they are; an int is checked against :data:`_JSON_INT_BOUND`."""
+
+JSON_INT_DIGITS = 4300
+"""The most digits of an integer in a state: Python writes no longer one as JSON text."""
+
+_JSON_INT_BOUND = 10**JSON_INT_DIGITS
 
 
 def _check_json(value: object, path: _Path, active: set[int], depth: int, field: str) -> None:
     # The hot path: the exact scalar types are accepted without a call, and a path is only
     # built when a container is entered or an error is reported.
-    if type(value) in _PLAIN_SCALARS or isinstance(value, (str, int)):
-        return
-    if isinstance(value, float):
-        _check_float(value, path, field)
+    if _checked_scalar(value, path, field):
         return
     if not isinstance(value, (dict, list)):
         raise RoutingConfigurationError(
@@ -580,30 +652,54 @@ def _check_json(value: object, path: _Path, active: set[int], depth: int, field:
     if ident in active:
         raise RoutingConfigurationError("state_cycle", field=field, path=_format_path(path))
     active.add(ident)
-    scalars = _PLAIN_SCALARS
     if isinstance(value, dict):
-        for key, item in value.items():
-            if type(key) is not str and not isinstance(key, str):
-                raise RoutingConfigurationError(
-                    "state_non_string_key",
-                    field=field,
-                    path=_format_path(path),
-                    value=repr(key),
-                    type_name=type(key).__name__,
-                )
-            if type(item) not in scalars:
-                _check_json(item, (path, key), active, depth + 1, field)
+        _check_object(value, path, active, depth, field)
     else:
+        scalars = _PLAIN_SCALARS
         for index, item in enumerate(value):
             if type(item) not in scalars:
                 _check_json(item, (path, index), active, depth + 1, field)
     active.discard(ident)
 
 
+def _checked_scalar(value: object, path: _Path, field: str) -> bool:
+    """Whether a value is a JSON scalar that the state may hold; a scalar it may not (a huge
+    int, a NaN, ``-0.0``) raises. ``False`` for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -_JSON_INT_BOUND < value < _JSON_INT_BOUND:
+            raise RoutingConfigurationError(
+                "state_huge_int", field=field, path=_format_path(path), limit=JSON_INT_DIGITS
+            )
+        return True
+    if type(value) in _PLAIN_SCALARS or isinstance(value, str):
+        return True
+    if isinstance(value, float):
+        _check_float(value, path, field)
+        return True
+    return False
+
+
+def _check_object(
+    value: dict[Any, Any], path: _Path, active: set[int], depth: int, field: str
+) -> None:
+    scalars = _PLAIN_SCALARS
+    for key, item in value.items():
+        if type(key) is not str and not isinstance(key, str):
+            raise RoutingConfigurationError(
+                "state_non_string_key",
+                field=field,
+                path=_format_path(path),
+                value=short_repr(key),
+                type_name=type(key).__name__,
+            )
+        if type(item) not in scalars:
+            _check_json(item, (path, key), active, depth + 1, field)
+
+
 def _check_float(value: float, path: _Path, field: str) -> None:
     if not math.isfinite(value):
         raise RoutingConfigurationError(
-            "state_non_finite", field=field, path=_format_path(path), value=repr(value)
+            "state_non_finite", field=field, path=_format_path(path), value=short_repr(value)
         )
     if value == 0.0 and math.copysign(1.0, value) < 0.0:
         raise RoutingConfigurationError("state_negative_zero", field=field, path=_format_path(path))

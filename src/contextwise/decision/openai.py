@@ -6,10 +6,14 @@ a provider is created, so the rest of contextwise never needs it.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping
+import weakref
+from collections.abc import AsyncGenerator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from contextwise._checks import finite_float, require_instance
+from contextwise._translation import short_repr, short_text
 from contextwise.decision.core import check_timeout, coerce_response
 from contextwise.decision.schema import (
     ChoiceQuestion,
@@ -18,8 +22,10 @@ from contextwise.decision.schema import (
     Question,
 )
 from contextwise.errors import (
+    ContextwiseError,
     DecisionResponseError,
     DecisionTimeoutError,
+    MissingDependencyError,
     ProviderUnavailableError,
     QuotaExceededError,
     RoutingConfigurationError,
@@ -81,13 +87,22 @@ class OpenAIDecisionProvider:
             output). Servers that do not support it may need ``False``.
         extra_body: Additional JSON fields sent with each request, for server-specific options.
 
+    A provider made from settings gives each event loop its own client, closed when that loop
+    shuts down: each call of a sync ``route()`` runs on an event loop of its own, and an
+    ``openai`` client cannot outlive the loop that opened its connections. A client you give
+    is used as it is, on the event loop it belongs to.
+
     Raises:
         RoutingConfigurationError: When ``client`` is given together with a setting it already
             holds (code ``client_conflict``), ``timeout`` is not a finite number of seconds
             greater than 0 (code ``invalid_timeout``), ``max_retries`` is not a whole number of
-            zero or more, ``temperature`` is not a number from 0 to 2, or ``name`` is blank
-            (codes ``wrong_type``, ``out_of_range``, ``blank_value``).
-        ImportError: When the ``openai`` package is not installed and no client is given.
+            zero or more, ``temperature`` is not a number from 0 to 2, ``name`` is blank, a
+            setting has the wrong type (codes ``wrong_type``, ``out_of_range``,
+            ``blank_value``), or the ``openai`` package refuses the settings, a base URL with
+            control characters or no API key anywhere for example (code
+            ``client_not_created``, with the package's error as ``__cause__``).
+        MissingDependencyError: When the ``openai`` package is not installed and no client is
+            given (code ``missing_extra``).
 
     Examples:
         >>> provider = OpenAIDecisionProvider(base_url="http://127.0.0.1:9/v1", api_key="test")
@@ -110,15 +125,17 @@ class OpenAIDecisionProvider:
         extra_body: Mapping[str, Any] | None = None,
     ) -> None:
         _check_settings(name, timeout, max_retries, temperature)
+        _check_request_settings(base_url, api_key, instructions, strict, extra_body)
+        self._settings: dict[str, Any] | None = None
+        self._client_taken = False
         if client is None:
-            from openai import AsyncOpenAI
-
             settings: dict[str, Any] = {"base_url": base_url, "api_key": api_key}
             if timeout is not None:
                 settings["timeout"] = timeout
             if max_retries is not None:
                 settings["max_retries"] = max_retries
-            client = AsyncOpenAI(**settings)
+            client = _new_client(settings)
+            self._settings = settings
         else:
             given = {
                 "base_url": base_url,
@@ -130,7 +147,11 @@ class OpenAIDecisionProvider:
                 if value is not None:
                     raise RoutingConfigurationError("client_conflict", field=field)
         self.client = client
-        """The ``openai`` async client that sends the requests."""
+        """The ``openai`` async client that sends the requests: the one given, or the one made
+        from the settings, which serves the first event loop that uses the provider."""
+        self._loop_clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[AsyncOpenAI, AsyncGenerator[None, None]]
+        ] = weakref.WeakKeyDictionary()
         self.name = name
         """The provider's name, recorded in events and logs."""
         self.instructions = instructions
@@ -156,18 +177,23 @@ class OpenAIDecisionProvider:
             QuotaExceededError: When the endpoint answers 429.
             ProviderUnavailableError: When the endpoint answers 5xx or cannot be reached.
             DecisionResponseError: When the body is not JSON, or the reply is not the JSON the
-                schema asks for.
+                schema asks for: no choices, a content that is not text, text that is not JSON
+                or is nested too deep, answers that do not validate.
+            InvalidTypeError: When ``request`` is not a :class:`DecisionRequest` (code
+                ``not_an_instance``).
             openai.APIStatusError: Raised unchanged for any other error status.
         """
         import openai
 
+        require_instance(request, DecisionRequest, "request", "DecisionRequest")
         options: dict[str, Any] = {}
         if self.temperature is not None:
             options["temperature"] = self.temperature
         if self.extra_body:
             options["extra_body"] = self.extra_body
+        client = await self._loop_client()
         try:
-            completion = await self.client.chat.completions.create(
+            completion = await client.chat.completions.create(
                 model=request.model,
                 messages=[
                     {"role": "system", "content": self.instructions},
@@ -199,21 +225,32 @@ class OpenAIDecisionProvider:
             ) from exc
         return self._parse(completion, request)
 
+    async def _loop_client(self) -> AsyncOpenAI:
+        """The client for the running event loop.
+
+        An ``openai`` client keeps its connections on the event loop that opened them, and each
+        sync ``route()`` runs on an event loop of its own. A client given by the caller is used
+        as it is; with settings, each event loop gets a client of its own, closed when that loop
+        shuts down (``asyncio.run`` does so), so no connection outlives its loop.
+        """
+        if self._settings is None:
+            return self.client
+        loop = asyncio.get_running_loop()
+        found = self._loop_clients.get(loop)
+        if found is not None:
+            return found[0]
+        client = _new_client(self._settings) if self._client_taken else self.client
+        self._client_taken = True
+        closer = _close_with_loop(client)
+        await closer.__anext__()
+        self._loop_clients[loop] = (client, closer)
+        return client
+
     def _parse(self, completion: Any, request: DecisionRequest) -> DecisionResponse:
-        choices = getattr(completion, "choices", None) or []
-        message = choices[0].message if choices else None
-        if message is None:
-            raise DecisionResponseError(
-                "malformed_response", provider=self.name, detail="the reply has no choices"
-            )
-        if getattr(message, "refusal", None):
-            raise DecisionResponseError(
-                "malformed_response", provider=self.name, detail=f"refusal: {message.refusal}"
-            )
-        content = message.content or ""
+        content = self._content(completion)
         try:
             data = json.loads(content)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise DecisionResponseError(
                 "malformed_response", provider=self.name, detail=f"not JSON: {content[:200]}"
             ) from exc
@@ -222,11 +259,72 @@ class OpenAIDecisionProvider:
             for answer in answers.values():
                 if isinstance(answer, dict) and answer.get("rationale") == "":
                     answer["rationale"] = None
-        raw: dict[str, Any] = {"model": completion.model or request.model, "answers": answers}
+        model = getattr(completion, "model", None)
+        raw: dict[str, Any] = {"model": model or request.model, "answers": answers}
         usage = getattr(completion, "usage", None)
         if usage is not None:
-            raw["usage"] = usage_from(usage, source="openai-chat")
+            try:
+                raw["usage"] = usage_from(usage, source="openai-chat")
+            except ContextwiseError as exc:
+                raise DecisionResponseError(
+                    "malformed_response", provider=self.name, detail=f"usage: {exc}"
+                ) from exc
         return coerce_response(raw, self)
+
+    def _content(self, completion: Any) -> str:
+        """The text of the reply's first choice; any other shape is a malformed response."""
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail="the reply has no choices"
+            )
+        message = getattr(choices[0], "message", None)
+        if message is None or isinstance(message, str | bytes) or not hasattr(message, "content"):
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail="the choice has no message"
+            )
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            raise DecisionResponseError(
+                "malformed_response", provider=self.name, detail=f"refusal: {short_text(refusal)}"
+            )
+        content = getattr(message, "content", None)
+        if content is None:
+            return ""
+        if not isinstance(content, str):
+            raise DecisionResponseError(
+                "malformed_response",
+                provider=self.name,
+                detail=f"the content is a {type(content).__name__}, not text",
+            )
+        return content
+
+
+async def _close_with_loop(client: AsyncOpenAI) -> AsyncGenerator[None, None]:
+    """Suspended while its event loop runs; the loop's shutdown closes the client."""
+    try:
+        yield
+    finally:
+        await client.close()
+
+
+def _new_client(settings: Mapping[str, Any]) -> AsyncOpenAI:
+    """Build an ``openai`` client from the settings; what the client refuses is a coded error."""
+    try:
+        from openai import AsyncOpenAI
+    except ImportError:
+        raise MissingDependencyError(
+            "missing_extra", module="OpenAIDecisionProvider", package="openai", extra="openai"
+        ) from None
+    try:
+        return AsyncOpenAI(**settings)
+    except Exception as exc:
+        raise RoutingConfigurationError(
+            "client_not_created",
+            field="client",
+            error_type=type(exc).__name__,
+            detail=short_text(exc) or None,
+        ) from exc
 
 
 def request_text(request: DecisionRequest) -> str:
@@ -322,24 +420,50 @@ def _check_settings(
 ) -> None:
     """Check the provider's own settings before any client is built."""
     if not isinstance(name, str) or not name.strip():
-        raise RoutingConfigurationError("blank_value", field="name", value=repr(name))
+        raise RoutingConfigurationError("blank_value", field="name", value=short_repr(name))
     check_timeout(timeout, field="timeout")
     if max_retries is not None:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int):
             raise RoutingConfigurationError(
-                "wrong_type", field="max_retries", expected="integer", value=repr(max_retries)
+                "wrong_type", field="max_retries", expected="integer", value=short_repr(max_retries)
             )
         if max_retries < 0:
             raise RoutingConfigurationError(
-                "out_of_range", field="max_retries", constraint="≥ 0", value=repr(max_retries)
+                "out_of_range", field="max_retries", constraint="≥ 0", value=short_repr(max_retries)
             )
     if temperature is not None:
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+        number = finite_float(temperature)
+        if number is None:
             raise RoutingConfigurationError(
-                "wrong_type", field="temperature", expected="number", value=repr(temperature)
+                "wrong_type", field="temperature", expected="number", value=short_repr(temperature)
             )
-        if not 0.0 <= float(temperature) <= 2.0:
-            bound = "≤ 2" if float(temperature) > 2.0 else "≥ 0"
+        if not 0.0 <= number <= 2.0:
+            bound = "≤ 2" if number > 2.0 else "≥ 0"
             raise RoutingConfigurationError(
-                "out_of_range", field="temperature", constraint=bound, value=repr(temperature)
+                "out_of_range", field="temperature", constraint=bound, value=short_repr(temperature)
             )
+
+
+def _check_request_settings(
+    base_url: object, api_key: object, instructions: object, strict: object, extra_body: object
+) -> None:
+    """Check the settings sent with each request, and the client's settings, by type."""
+    for field, value in (("base_url", base_url), ("api_key", api_key)):
+        if value is not None and not isinstance(value, str):
+            raise RoutingConfigurationError(
+                "wrong_type", field=field, expected="string", value=short_repr(value)
+            )
+    if not isinstance(instructions, str):
+        raise RoutingConfigurationError(
+            "wrong_type", field="instructions", expected="string", value=short_repr(instructions)
+        )
+    if not isinstance(strict, bool):
+        raise RoutingConfigurationError(
+            "wrong_type", field="strict", expected="boolean", value=short_repr(strict)
+        )
+    if extra_body is not None and (
+        not isinstance(extra_body, Mapping) or not all(isinstance(key, str) for key in extra_body)
+    ):
+        raise RoutingConfigurationError(
+            "wrong_type", field="extra_body", expected="object", value=short_repr(extra_body)
+        )

@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
 from contextwise.errors import DecisionResponseError, RoutingConfigurationError
 from contextwise.usage import Usage
@@ -82,7 +83,7 @@ class ChoiceQuestion(CodedModel):
             raise RoutingConfigurationError("too_many_choices", maximum=MAX_CHOICES, count=count)
         for label in criteria:
             if not label.strip():
-                raise RoutingConfigurationError("blank_choice_label", value=repr(label))
+                raise RoutingConfigurationError("blank_choice_label", value=short_repr(label))
         return criteria
 
     @property
@@ -161,7 +162,7 @@ class Decision(CodedModel):
             raise RoutingConfigurationError("empty_decision")
         for key in questions:
             if not key.strip():
-                raise RoutingConfigurationError("blank_question_key", value=repr(key))
+                raise RoutingConfigurationError("blank_question_key", value=short_repr(key))
         return questions
 
 
@@ -358,7 +359,7 @@ def check_answer_values(answer: ChoiceAnswer) -> None:
     confidence = answer.confidence
     if not 0.0 <= confidence <= 1.0:
         raise DecisionResponseError(
-            "confidence_out_of_range", field="confidence", value=repr(confidence)
+            "confidence_out_of_range", field="confidence", value=short_repr(confidence)
         )
     probabilities = answer.probabilities
     if probabilities is None:
@@ -367,7 +368,9 @@ def check_answer_values(answer: ChoiceAnswer) -> None:
     top_label, top_value = "", -1.0
     for label, value in probabilities.items():
         if not 0.0 <= value <= 1.0:
-            raise DecisionResponseError("probability_out_of_range", label=label, value=repr(value))
+            raise DecisionResponseError(
+                "probability_out_of_range", label=label, value=short_repr(value)
+            )
         total += value
         if value > top_value:
             top_label, top_value = label, value

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError, PolicyConfigurationError
 from contextwise.messages import ChatMessage, messages_chars
 from contextwise.policy.report import ContextProcessingReport
@@ -76,7 +77,7 @@ class Fragment:
         if not isinstance(id, str):
             raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
         if not id.strip():
-            raise InvalidValueError("blank_fragment_id", value=repr(id))
+            raise InvalidValueError("blank_fragment_id", value=short_repr(id))
         if (text is None) == (messages is None):
             raise InvalidValueError("invalid_fragment", fragment_id=id)
         if text is not None and not isinstance(text, str):
@@ -94,7 +95,7 @@ class Fragment:
             raise InvalidValueError(
                 "invalid_fragment_role",
                 fragment_id=id,
-                value=repr(role),
+                value=short_repr(role),
                 supported=list(FRAGMENT_ROLES),
             )
         self._role: FragmentRole | None = None

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Unpack
 from pydantic import ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from contextwise._checks import MAX_DEPTH
+from contextwise._translation import short_repr, short_text
 from contextwise._validation import CodedModel
-from contextwise.errors import PolicyConfigurationError
+from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.messages import GroupingKind
 
 if TYPE_CHECKING:
@@ -483,7 +485,10 @@ class ContextPolicy(PolicyModel):
         if isinstance(data, Mapping) and SCHEMA_KEY in data:
             if not isinstance(data[SCHEMA_KEY], str):
                 raise PolicyConfigurationError(
-                    "wrong_type", field=SCHEMA_KEY, expected="string", value=repr(data[SCHEMA_KEY])
+                    "wrong_type",
+                    field=SCHEMA_KEY,
+                    expected="string",
+                    value=short_repr(data[SCHEMA_KEY]),
                 )
             data = {key: value for key, value in data.items() if key != SCHEMA_KEY}
         return data
@@ -545,12 +550,16 @@ class ContextPolicy(PolicyModel):
         """
         if not isinstance(text, str):
             raise PolicyConfigurationError(
-                "wrong_type", field="text", expected="string", value=repr(type(text).__name__)
+                "wrong_type", field="text", expected="string", value=short_repr(type(text).__name__)
             )
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
+        except RecursionError:
+            raise PolicyConfigurationError(
+                "too_deep", field="ContextPolicy", limit=MAX_DEPTH
+            ) from None
         return cls.model_validate(data)
 
     @classmethod
@@ -565,9 +574,11 @@ class ContextPolicy(PolicyModel):
 
         Raises:
             PolicyConfigurationError: When the suffix is neither ``.json`` nor ``.toml`` (code
-                ``unsupported_policy_file``), the file is not valid JSON or TOML (codes
-                ``invalid_json``, ``invalid_toml``), or it does not hold a valid policy.
-            OSError: When the file cannot be read.
+                ``unsupported_policy_file``), the file cannot be read (code
+                ``unreadable_file``, with the system's error as ``__cause__``), is not valid JSON
+                or TOML (codes ``invalid_json``, ``invalid_toml``), or it does not hold a valid
+                policy.
+            InvalidTypeError: When ``path`` is neither a string nor a path.
 
         Examples:
             >>> import pathlib, tempfile
@@ -576,19 +587,28 @@ class ContextPolicy(PolicyModel):
             >>> ContextPolicy.from_file(folder / "policy.json").mode
             'validate'
         """
+        if not isinstance(path, str | os.PathLike):
+            raise InvalidTypeError("not_a_string", name="path", type_name=type(path).__name__)
         file = Path(path)
         suffix = file.suffix.lower()
+        if suffix not in (".json", ".toml"):
+            raise PolicyConfigurationError(
+                "unsupported_policy_file", path=str(file), suffix=file.suffix
+            )
+        try:
+            data = file.read_bytes()
+        except (OSError, ValueError) as exc:
+            detail = getattr(exc, "strerror", None) or type(exc).__name__
+            raise PolicyConfigurationError(
+                "unreadable_file", path=short_text(file), detail=detail
+            ) from exc
         if suffix == ".json":
-            return cls.from_json(file.read_bytes())
-        if suffix == ".toml":
-            try:
-                text = file.read_text(encoding="utf-8")
-            except UnicodeDecodeError as exc:
-                raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
-            return cls.from_toml(text)
-        raise PolicyConfigurationError(
-            "unsupported_policy_file", path=str(file), suffix=file.suffix
-        )
+            return cls.from_json(data)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
+        return cls.from_toml(text)
 
     def bind(self, **options: Unpack[RunnerOptions]) -> PolicyRunner:
         """Bind the policy to what runs it, checked once: the runner that a harness keeps.

@@ -9,12 +9,13 @@ when they are built).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, TypedDict, Unpack, cast
 
+from contextwise._checks import finite_float
 from contextwise._effects import Effects, run_async, run_sync
+from contextwise._translation import short_repr
 from contextwise.budget import ContextBudget
 from contextwise.decision.schema import DecisionProvider
 from contextwise.errors import InvalidTypeError, PolicyConfigurationError
@@ -426,7 +427,7 @@ def _bind(policy: ContextPolicy, options: Mapping[str, Any]) -> _Bound:
     estimate = _part_estimate(options.get("part_estimate"))
     unknown_items = options.get("unknown_items", "error")
     if unknown_items not in ("error", "opaque"):
-        raise PolicyConfigurationError("invalid_unknown_items", value=repr(unknown_items))
+        raise PolicyConfigurationError("invalid_unknown_items", value=short_repr(unknown_items))
     provider = options.get("decision_provider")
     if provider is not None and not isinstance(provider, DecisionProvider):
         raise PolicyConfigurationError(
@@ -452,9 +453,10 @@ def _require_counter(policy: ContextPolicy) -> None:
 def _step_timeout(value: object) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
-        raise PolicyConfigurationError("invalid_step_timeout", value=repr(value))
-    return float(value)
+    seconds = finite_float(value)
+    if seconds is None or not seconds > 0:
+        raise PolicyConfigurationError("invalid_step_timeout", value=short_repr(value))
+    return seconds
 
 
 def _part_estimate(value: object) -> PartEstimate | None:

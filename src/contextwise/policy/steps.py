@@ -29,11 +29,13 @@ from contextwise._layout import (
     removable_span,
     splice,
 )
+from contextwise._translation import short_text
 from contextwise.errors import ContextwiseError, InvalidValueError, PolicyStepError
 from contextwise.messages import (
     ChatMessage,
     find_orphan_results,
     message_chars,
+    message_text,
     tool_call_ids,
     tool_result_ids,
 )
@@ -553,7 +555,7 @@ def _reply_error(
         return PolicyStepError(
             f"{prefix}_failed",
             error_type=type(error).__name__,
-            detail=str(error) or None,
+            detail=short_text(error) or None,
             **params,
         )
     return None
@@ -598,7 +600,7 @@ def _measure_new(
             raise
         kind = "compressor" if isinstance(step, CompressStep) else "app"
         return _step_failed(
-            step, state, f"{kind}_invalid_message", detail=str(exc), **_params(step)
+            step, state, f"{kind}_invalid_message", detail=short_text(exc), **_params(step)
         )
 
 
@@ -740,6 +742,8 @@ def _checked_summary(
     summary_chars, summary_tokens = measured
     if tool_call_ids(summary) or tool_result_ids(summary):
         return _step_failed(step, state, "compressor_summary_has_tools", **params)
+    if not message_text(summary).strip():
+        return _step_failed(step, state, "compressor_empty_summary", **params)
     if summary_chars >= replaced_chars:
         return _step_failed(
             step,

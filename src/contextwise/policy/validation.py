@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from contextwise.errors import PolicyConfigurationError
-from contextwise.policy.fragments import Fragment
+from contextwise.errors import InvalidTypeError, PolicyConfigurationError
+from contextwise.policy.fragments import Fragment, coerce_fragments
 from contextwise.policy.model import (
     AppStep,
     CompressStep,
@@ -54,7 +54,9 @@ def validate_context_policy(
             ``duplicate_fixed_step``, ``text_trim_without_target``, ``text_target_below_marker``,
             ``clip_without_limit``, ``keep_task_without_tool_unit``, ``unknown_compressor``,
             ``unknown_app``, ``counter_required``, ``unknown_fragment`` or ``field_mismatch``.
-        InvalidTypeError: When the policy is neither a policy nor a mapping.
+        InvalidTypeError: When the policy is neither a policy nor a mapping, ``compressors`` or
+            ``apps`` is not a collection of names (codes ``not_a_collection``, ``not_a_string``:
+            a list of functions is refused), or ``fragments`` is not a list of fragments.
 
     Examples:
         >>> validate_context_policy({"mode": "validate"}, [], []).mode
@@ -70,8 +72,8 @@ def validate_context_policy(
     """
     checked = coerce_policy(policy)
     check_policy_rules(checked)
-    compressor_names = _names(compressors)
-    app_names = _names(apps)
+    compressor_names = _names(compressors, "compressors")
+    app_names = _names(apps, "apps")
     for step in checked.steps:
         if isinstance(step, CompressStep) and step.compressor not in compressor_names:
             raise PolicyConfigurationError(
@@ -89,7 +91,7 @@ def validate_context_policy(
         if limits:
             raise PolicyConfigurationError("counter_required", limits=limits, count=len(limits))
     if fragments is not None:
-        check_fragments(checked, fragments)
+        check_fragments(checked, coerce_fragments(fragments))
     return checked
 
 
@@ -123,7 +125,23 @@ def check_fragments(policy: ContextPolicy, fragments: Sequence[Fragment]) -> Non
             )
 
 
-def _names(provided: Iterable[str]) -> set[str]:
+def _names(provided: object, argument: str) -> set[str]:
+    """The names a caller provides: one name, or a collection (or mapping) of names.
+
+    Anything else is an error: a list of functions where names (or a mapping of names to
+    functions) are expected must not pass as "no name at all".
+    """
     if isinstance(provided, str):
         return {provided}
-    return {name for name in provided if isinstance(name, str)}
+    if isinstance(provided, bytes) or not isinstance(provided, Iterable):
+        raise InvalidTypeError(
+            "not_a_collection", name=argument, type_name=type(provided).__name__
+        )
+    names: set[str] = set()
+    for index, name in enumerate(provided):
+        if not isinstance(name, str):
+            raise InvalidTypeError(
+                "not_a_string", name=f"{argument}[{index}]", type_name=type(name).__name__
+            )
+        names.add(name)
+    return names

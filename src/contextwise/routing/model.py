@@ -9,8 +9,14 @@ from typing import Any, Literal, NoReturn, TypeAlias
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from contextwise._translation import short_repr, short_text
 from contextwise._validation import CodedModel
-from contextwise.decision.core import FallbackPredicate, check_min_confidence, check_timeout
+from contextwise.decision.core import (
+    FallbackPredicate,
+    check_min_confidence,
+    check_provider,
+    check_timeout,
+)
 from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
@@ -149,7 +155,9 @@ class ModelSpec(CodedModel):
     @classmethod
     def _check_name(cls, name: str) -> str:
         if not name.strip():
-            raise RoutingConfigurationError("blank_model_name", field="name", value=repr(name))
+            raise RoutingConfigurationError(
+                "blank_model_name", field="name", value=short_repr(name)
+            )
         return name
 
     @field_validator("api", mode="before")
@@ -157,7 +165,7 @@ class ModelSpec(CodedModel):
     def _check_api(cls, api: object) -> object:
         if api is not None and api not in APIS:
             raise RoutingConfigurationError(
-                "unknown_api", field="api", supported=list(APIS), value=repr(api)
+                "unknown_api", field="api", supported=list(APIS), value=short_repr(api)
             )
         return api
 
@@ -265,7 +273,7 @@ def _effort_entries(entries: object, field: str) -> list[tuple[str, object]]:
             raise InvalidValueError(
                 "invalid_effort",
                 name=field,
-                value=str(level),
+                value=short_text(level),
                 supported=[member.value for member in Effort],
             )
         named.append((f"{field}[{Effort(level).value}]", value))
@@ -512,19 +520,19 @@ class ModelRouting:
         fallback_on: FallbackPredicate | None = None,
         effort_question: str | None = None,
     ) -> None:
-        if not isinstance(getattr(provider, "name", None), str) or not callable(
-            getattr(provider, "request", None)
-        ):
-            raise RoutingConfigurationError(
-                "invalid_provider", field="provider", type_name=type(provider).__name__
-            )
+        check_provider(provider)
         if not isinstance(model, str) or not model.strip():
-            raise RoutingConfigurationError("blank_router_model", field="model", value=repr(model))
+            raise RoutingConfigurationError(
+                "blank_router_model", field="model", value=short_repr(model)
+            )
         routing_question = _routing_question(decision, question)
         specs = _model_specs(models, routing_question, question)
         if not isinstance(fallback, str) or fallback not in specs:
             raise RoutingConfigurationError(
-                "unknown_fallback", field="fallback", fallback=str(fallback), known=list(specs)
+                "unknown_fallback",
+                field="fallback",
+                fallback=short_text(fallback),
+                known=list(specs),
             )
         threshold = check_min_confidence(min_confidence)
         _check_on_error_and_state(on_error, state, fallback_on)
@@ -586,7 +594,7 @@ def _check_on_error_and_state(on_error: object, state: object, fallback_on: obje
             "invalid_on_error",
             field="on_error",
             supported=list(ON_ERROR_CHOICES),
-            value=repr(on_error),
+            value=short_repr(on_error),
         )
     if state is not None and not callable(state):
         raise RoutingConfigurationError(
@@ -609,7 +617,7 @@ def _routing_question(
         raise RoutingConfigurationError(
             "unknown_question",
             field=field,
-            question=str(question),
+            question=short_text(question),
             known=list(decision.questions),
         )
     found = decision.questions[question]
@@ -635,7 +643,7 @@ def _effort_question(
         raise RoutingConfigurationError(
             "effort_question_labels",
             field="effort_question",
-            question=str(effort_question),
+            question=short_text(effort_question),
             labels=wrong,
             supported=[level.value for level in Effort],
         )
@@ -667,12 +675,9 @@ def _model_specs(
             spec = ModelSpec(name=spec)
         if not isinstance(spec, ModelSpec):
             raise RoutingConfigurationError(
-                "invalid_model_spec", field="models", label=label, value=_short_repr(spec)
+                "invalid_model_spec", field="models", label=label, value=short_repr(spec)
             )
         specs[label] = spec
     return specs
 
 
-def _short_repr(value: object, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from contextwise._checks import require_instance
 from contextwise.effort import Effort, EffortLevel, clamp_effort
 from contextwise.errors import RoutingConfigurationError
 from contextwise.routing.model import APIS, MIN_ANTHROPIC_THINKING_TOKENS, ModelSpec
@@ -56,6 +57,8 @@ def provider_options(model: ModelSpec | str, effort: EffortLevel | None = None) 
             the level) or the output limit leaves no room for 1,024 thinking tokens and the
             answer (code ``output_limit_below_thinking_minimum``).
         InvalidValueError: When the effort is not an effort level (code ``invalid_effort``).
+        InvalidTypeError: When ``model`` is neither a :class:`ModelSpec` nor a name (code
+            ``not_an_instance``).
 
     Examples:
         >>> from contextwise import ModelSpec
@@ -75,6 +78,7 @@ def provider_options(model: ModelSpec | str, effort: EffortLevel | None = None) 
         >>> provider_options(ModelSpec(name="gemini-2.5-flash", api="gemini"), "none")
         {'model': 'gemini-2.5-flash', 'config': {'thinking_config': {'thinking_budget': 0}}}
     """
+    require_instance(model, (ModelSpec, str), "model", "ModelSpec")
     spec = ModelSpec(name=model) if isinstance(model, str) else model
     if spec.api is None:
         raise RoutingConfigurationError(

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
@@ -277,6 +278,10 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
     Returns:
         The mapping ``{"system", "step", "model", "tools", "messages"}``.
 
+    Raises:
+        InvalidTypeError: When ``context`` is not a :class:`RoutingContext` (code
+            ``not_an_instance``).
+
     Examples:
         >>> context = RoutingContext(
         ...     step=1,
@@ -294,6 +299,7 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
         >>> default_state(context)["messages"]
         [{'role': 'assistant', 'content': [{'type': 'text', 'text': 'Done.'}]}]
     """
+    require_instance(context, RoutingContext, "context", "RoutingContext")
     messages: list[Any] = []
     for message in context.messages:
         cleaned = _without_reasoning(message)
@@ -318,15 +324,15 @@ def _without_reasoning(message: Mapping[str, Any]) -> Any:
             message = plain_message(message)  # a LangChain or pydantic-ai message
         except ContextwiseError:
             return message  # not a message: the JSON check reports it with its path
-    if message.get("type") in REASONING_BLOCK_TYPES:
+    if _reasoning_type(message.get("type")):
         return None
     content = message.get("content")
     strip_content = False
     if isinstance(content, list):
         for part in content:
-            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
-                "type"
-            ) in REASONING_BLOCK_TYPES:
+            if (type(part) is dict or isinstance(part, Mapping)) and _reasoning_type(
+                part.get("type")
+            ):
                 strip_content = True
                 break
     strip_keys = not REASONING_MESSAGE_KEYS.isdisjoint(message)
@@ -337,9 +343,14 @@ def _without_reasoning(message: Mapping[str, Any]) -> Any:
         cleaned["content"] = [
             part
             for part in content
-            if not (isinstance(part, Mapping) and part.get("type") in REASONING_BLOCK_TYPES)
+            if not (isinstance(part, Mapping) and _reasoning_type(part.get("type")))
         ]
     return cleaned
+
+
+def _reasoning_type(kind: object) -> bool:
+    """Whether a ``type`` names a reasoning block; a type that is not a string names none."""
+    return isinstance(kind, str) and kind in REASONING_BLOCK_TYPES
 
 
 class ModelRouter:
@@ -478,6 +489,8 @@ class ModelRouter:
             The chosen candidate, the reason, the confidence, the usage and the effort to send.
 
         Raises:
+            InvalidTypeError: When ``context`` is not a :class:`RoutingContext` (code
+                ``not_an_instance``); nothing is sent.
             RoutingConfigurationError: When the state is not lossless JSON (nothing is sent).
             DecisionResponseError: When the provider's answer is malformed or missing.
             QuotaExceededError: When the provider's quota is exhausted, whatever ``on_error``.
@@ -513,6 +526,7 @@ class ModelRouter:
         return await run_async(self._core(context))
 
     def _core(self, context: RoutingContext) -> Effects[RouteOutcome]:
+        require_instance(context, RoutingContext, "context", "RoutingContext")
         routing = self.routing
         emit = self.on_event
         step = context.step

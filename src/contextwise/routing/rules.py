@@ -9,6 +9,8 @@ from time import perf_counter
 from types import MappingProxyType
 from typing import Any
 
+from contextwise._checks import require_instance
+from contextwise._translation import short_repr, short_text
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import (
     ContextwiseError,
@@ -89,7 +91,7 @@ class RoutingRule:
         for field, value in (("id", self.id), ("model", self.model)):
             if not isinstance(value, str) or not value.strip():
                 code = "blank_rule_id" if field == "id" else "blank_model_name"
-                raise RoutingConfigurationError(code, field=field, value=repr(value))
+                raise RoutingConfigurationError(code, field=field, value=short_repr(value))
         for field in ("min_tokens", "min_step"):
             _check_count(getattr(self, field), f"{field}")
         if self.has_tools is not None and not isinstance(self.has_tools, bool):
@@ -226,7 +228,7 @@ class RuleRouter:
             raise RoutingConfigurationError("missing_default", field="default", known=list(specs))
         if not isinstance(default, str) or default not in specs:
             raise RoutingConfigurationError(
-                "unknown_fallback", field="default", fallback=str(default), known=list(specs)
+                "unknown_fallback", field="default", fallback=short_text(default), known=list(specs)
             )
         self.rules = _checked_rules(rules, specs)
         if on_event is not None and not callable(on_event):
@@ -293,6 +295,8 @@ class RuleRouter:
         Raises:
             RoutingRuleError: When a rule raises (code ``rule_failed``); the rule's own error is
                 its ``__cause__``.
+            InvalidTypeError: When ``context`` is not a :class:`RoutingContext` (code
+                ``not_an_instance``).
 
         Examples:
             >>> import asyncio
@@ -308,6 +312,7 @@ class RuleRouter:
         return self._route(context)
 
     def _route(self, context: RoutingContext) -> RouteOutcome:
+        require_instance(context, RoutingContext, "context", "RoutingContext")
         start = perf_counter()
         if self.on_event is not None:
             self.on_event(DecisionStartedEvent(context.step, RULES_PROVIDER, "", ""))
@@ -335,7 +340,7 @@ class RuleRouter:
     ) -> RoutingRuleError:
         failure = RoutingRuleError(
             "rule_failed", rule=rule.id, step=step, error_type=type(error).__name__,
-            detail=str(error) or None,
+            detail=short_text(error) or None,
         )
         elapsed_ms = (perf_counter() - start) * 1000.0
         if self.on_event is not None:
@@ -397,7 +402,10 @@ def _candidate_specs(models: object) -> dict[str, ModelSpec]:
             spec = ModelSpec(name=spec)
         if not isinstance(label, str) or not isinstance(spec, ModelSpec):
             raise RoutingConfigurationError(
-                "invalid_model_spec", field="models", label=str(label), value=repr(spec)[:80]
+                "invalid_model_spec",
+                field="models",
+                label=short_text(label),
+                value=short_repr(spec),
             )
         specs[label] = spec
     return specs

@@ -9,8 +9,13 @@ reduction; the stores are :class:`MemoryStore`, :class:`SQLiteStore` (the embedd
 from contextwise.session.core import ArchivedMessage, ContextSession
 from contextwise.session.memory import MemoryStore
 from contextwise.session.records import (
+    IDEMPOTENCY_WINDOW,
+    POSITION_GAP,
+    SESSION_ID_LIMIT,
     SESSION_SCHEMA_VERSION,
+    AddResult,
     ChangeEntry,
+    IdempotencyKey,
     SessionChange,
     SessionSnapshot,
     SessionStore,
@@ -21,10 +26,15 @@ from contextwise.session.sqlalchemy import SQLAlchemyStore
 from contextwise.session.sqlite import SQLiteStore
 
 __all__ = [
+    "IDEMPOTENCY_WINDOW",
+    "POSITION_GAP",
+    "SESSION_ID_LIMIT",
     "SESSION_SCHEMA_VERSION",
+    "AddResult",
     "ArchivedMessage",
     "ChangeEntry",
     "ContextSession",
+    "IdempotencyKey",
     "MemoryStore",
     "SQLAlchemyStore",
     "SQLiteStore",

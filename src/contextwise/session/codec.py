@@ -11,6 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from contextwise._checks import MAX_DEPTH, too_deep
+from contextwise._translation import short_text
 from contextwise.errors import InvalidTypeError, InvalidValueError
 
 _ENVELOPE = "__contextwise__"
@@ -35,8 +37,9 @@ def encode_messages(messages: Sequence[object]) -> tuple[list[Any], list[Any]]:
 
     Raises:
         InvalidTypeError: When a message is none of those (code ``unsupported_message_object``).
-        InvalidValueError: When a dict holds a value that JSON cannot encode (code
-            ``message_not_json``).
+        InvalidValueError: When a dict holds a value that JSON cannot encode, a lone surrogate
+            included (code ``message_not_json``), or is nested deeper than the limit (code
+            ``message_too_deep``).
     """
     values: list[Any] = []
     pending: list[int] = []
@@ -45,7 +48,18 @@ def encode_messages(messages: Sequence[object]) -> tuple[list[Any], list[Any]]:
             values.append(message.copy())
             continue
         pending.append(index)
-        values.append(_as_data(message, index))
+        try:
+            value = _as_data(message, index)
+        except InvalidTypeError:
+            raise
+        except Exception as exc:
+            # The framework cannot write its own message (a field set to a value it refuses).
+            raise InvalidValueError(
+                "message_not_json", index=index, reason=short_text(exc)
+            ) from exc
+        if too_deep(value):
+            raise InvalidValueError("message_too_deep", index=index, limit=MAX_DEPTH)
+        values.append(value)
     if pending:
         copied = _round_trip([values[index] for index in pending], pending)
         for index, value in zip(pending, copied, strict=True):
@@ -53,29 +67,52 @@ def encode_messages(messages: Sequence[object]) -> tuple[list[Any], list[Any]]:
     decoded = list(values)
     for index in pending:
         if has_envelope(values[index]):
-            decoded[index] = decode_message(values[index])
+            try:
+                decoded[index] = decode_message(values[index])
+            except Exception as exc:
+                # What the framework wrote, it cannot read back: it would not survive a store.
+                raise InvalidValueError(
+                    "message_not_json", index=index, reason=short_text(exc)
+                ) from exc
     return values, decoded
 
 
 def _strings_only(message: dict[Any, Any]) -> bool:
-    """Whether every key and value of a dict is a string; ``{role, content}`` is checked first."""
+    """Whether every key and value of a dict is a string that UTF-8 encodes (no lone
+    surrogate); ``{role, content}`` is checked first. ``False`` sends the dict through JSON,
+    which names what is wrong."""
     if len(message) == 2 and type(message.get("role")) is str:
-        return type(message.get("content")) is str
-    return all(type(key) is str and type(value) is str for key, value in message.items())
+        content = message.get("content")
+        return type(content) is str and encodes_utf8(content) and encodes_utf8(message["role"])
+    return all(
+        type(key) is str and type(value) is str and encodes_utf8(key) and encodes_utf8(value)
+        for key, value in message.items()
+    )
+
+
+def encodes_utf8(text: str) -> bool:
+    """Whether a text encodes as UTF-8 (no lone surrogate); ASCII is told at once."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _as_data(message: object, index: int) -> Any:
     """The JSON-ready form of a message that is not a plain dict of strings."""
     framework = _framework(message)
     if framework == _LANGCHAIN:
-        from langchain_core.messages import messages_to_dict
-
-        data = messages_to_dict([message])[0]  # type: ignore[list-item]
+        # What ``messages_to_dict`` writes, with a value the message's own fields refuse as an
+        # error rather than a warning: such a message could not be read back the same.
+        data = {"type": message.type, "data": message.model_dump(warnings="error")}  # type: ignore[attr-defined]
         return {_ENVELOPE: _LANGCHAIN, "message": data}
     if framework == _PYDANTIC_AI:
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-        data = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
+        data = ModelMessagesTypeAdapter.dump_python([message], mode="json", warnings="error")[0]
         return {_ENVELOPE: _PYDANTIC_AI, "message": data}
     if isinstance(message, Mapping):
         return message
@@ -88,12 +125,14 @@ def _round_trip(values: list[Any], indices: list[int]) -> list[Any]:
     """Copy values through JSON in one pass; name the first that JSON cannot encode."""
     try:
         copied: list[Any] = json.loads(_dumps(values))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         for index, value in zip(indices, values, strict=True):
             try:
                 _dumps(value)
-            except (TypeError, ValueError) as exc:
-                raise InvalidValueError("message_not_json", index=index, reason=str(exc)) from None
+            except (TypeError, ValueError, RecursionError) as exc:
+                raise InvalidValueError(
+                    "message_not_json", index=index, reason=short_text(exc)
+                ) from None
         raise
     return copied
 
@@ -136,4 +175,8 @@ def _framework(message: object) -> str | None:
 
 
 def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """Compact JSON text that UTF-8 encodes: a lone surrogate fails here, as a store would."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    if not encodes_utf8(text):
+        text.encode("utf-8")  # raises the UnicodeEncodeError (a ValueError) that names it
+    return text

@@ -14,7 +14,15 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from contextwise.errors import InvalidValueError, SessionConflictError
+from contextwise._checks import MAX_DEPTH, finite_float, too_deep
+from contextwise._translation import short_repr, short_text
+from contextwise.errors import (
+    InvalidTypeError,
+    InvalidValueError,
+    SessionConflictError,
+    SessionStoreError,
+)
+from contextwise.session.records import SESSION_ID_LIMIT, check_text_id
 
 TABLE = (
     "CREATE TABLE IF NOT EXISTS contextwise_conversations (conversation_key TEXT PRIMARY KEY, "
@@ -42,9 +50,72 @@ def check_ttl(ttl: object) -> float | None:
         return None
     if isinstance(ttl, timedelta):
         ttl = ttl.total_seconds()
-    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 < ttl < math.inf:
-        raise InvalidValueError("invalid_ttl", value=repr(ttl))
-    return float(ttl)
+    seconds = finite_float(ttl)
+    if seconds is None or not 0 < seconds < math.inf:
+        raise InvalidValueError("invalid_ttl", value=short_repr(ttl))
+    return seconds
+
+
+def check_key(key: object) -> str:
+    """A conversation key, checked as every store checks it.
+
+    Raises:
+        InvalidTypeError: When it is not a string (code ``not_a_string``).
+        InvalidValueError: When it is blank, too long or holds a NUL character or a lone
+            surrogate (code ``invalid_conversation_key``).
+    """
+    text = check_text_id(key, "key", "invalid_conversation_key")
+    if not text.strip():
+        raise InvalidValueError(
+            "invalid_conversation_key", value=short_repr(key), limit=SESSION_ID_LIMIT
+        )
+    return text
+
+
+def check_version(version: object) -> int:
+    """A version read with ``load_conversation``: a whole number of zero or more.
+
+    Raises:
+        InvalidTypeError: When it is not an integer (code ``not_a_number``).
+        InvalidValueError: When it is negative (code ``out_of_range``).
+    """
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InvalidTypeError("not_a_number", name="version", type_name=type(version).__name__)
+    if not 0 <= version < 2**63:
+        raise InvalidValueError(
+            "out_of_range", field="version", constraint="≥ 0", value=short_repr(version)
+        )
+    return version
+
+
+def encode(key: str, value: object) -> str:
+    """The JSON text a store keeps for a conversation's value.
+
+    Raises:
+        InvalidValueError: When JSON cannot encode the value, or it is nested too deep (code
+            ``conversation_value_not_json``).
+    """
+    if too_deep(value):
+        raise InvalidValueError(
+            "conversation_value_not_json", key=key, reason=f"nested over {MAX_DEPTH} levels"
+        )
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidValueError(
+            "conversation_value_not_json", key=key, reason=short_text(exc)
+        ) from exc
+    return text
+
+
+def decode(key: str, text: object) -> Any:
+    """The value a store kept; JSON text that does not decode is a damaged row."""
+    try:
+        return json.loads(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise SessionStoreError(
+            "store_row_unreadable", session_id=key, detail=str(exc)[:200]
+        ) from exc
 
 
 def now_text() -> str:
@@ -56,7 +127,10 @@ def cutoff_text(ttl: float | None) -> str | None:
     """The oldest time a value may have been written at to be kept, or ``None`` for no limit."""
     if ttl is None:
         return None
-    return (datetime.now(UTC) - timedelta(seconds=ttl)).isoformat(timespec="microseconds")
+    try:
+        return (datetime.now(UTC) - timedelta(seconds=ttl)).isoformat(timespec="microseconds")
+    except OverflowError:  # a retention longer than the calendar keeps everything
+        return None
 
 
 def load(tx: Rows, key: str, ttl: float | None) -> tuple[int, Any] | None:
@@ -72,7 +146,7 @@ def load(tx: Rows, key: str, ttl: float | None) -> tuple[int, Any] | None:
     cutoff = cutoff_text(ttl)
     if cutoff is not None and str(updated_at) < cutoff:
         return None
-    return int(version), json.loads(data)
+    return int(version), decode(key, data)
 
 
 def save(tx: Rows, key: str, value: Any, version: int, ttl: float | None) -> int:
@@ -103,7 +177,7 @@ def save(tx: Rows, key: str, value: Any, version: int, ttl: float | None) -> int
             "conversation_conflict", key=key, expected=version, found=found
         )
     new = stored + 1
-    params = {"k": key, "old": stored, "v": new, "d": json.dumps(value), "t": now_text()}
+    params = {"k": key, "old": stored, "v": new, "d": encode(key, value), "t": now_text()}
     # Conditional writes: a writer that got in between makes this one write nothing.
     if rows:
         written = tx.rows(

@@ -10,17 +10,17 @@ the store's blocking calls in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from operator import attrgetter, is_, itemgetter
 from typing import Any, Unpack
 
 from contextwise._effects import Effects, call, run_async, run_sync
-from contextwise._layout import PLAIN_ROLES
 from contextwise.calibration import ModelCounter, counter_key
-from contextwise.errors import InvalidTypeError, InvalidValueError
+from contextwise.errors import InvalidTypeError, InvalidValueError, SessionStoreError
 from contextwise.ledger import UsageKind, UsageSummary, price_usage, summarize_usage
 from contextwise.policy.fragments import ContextResult, Fragment
 from contextwise.policy.model import ContextPolicy
@@ -34,12 +34,26 @@ from contextwise.policy.runner import (
 from contextwise.policy.steps import KnownSizes, Measure
 from contextwise.policy.validation import check_fragments
 from contextwise.session.codec import decode_message, encode_messages
+from contextwise.session.planner import (
+    Cache,
+    plain_messages,
+    plan_change,
+    restored_positions,
+)
 from contextwise.session.records import (
+    MAX_ID,
+    AddResult,
     ChangeEntry,
+    IdempotencyKey,
     SessionChange,
     SessionSnapshot,
     SessionStore,
+    StoredArchiveItem,
     StoredMessage,
+    check_change_id,
+    check_idempotency_key,
+    check_session_id,
+    check_storable,
 )
 
 
@@ -67,49 +81,6 @@ class ArchivedMessage:
 
     at: datetime
     """When it was taken out, in UTC."""
-
-
-@dataclass(slots=True)
-class _Cache:
-    """The cached context, as parallel lists that are never changed in place (a run keeps the
-    one it started from): each message as stored and decoded, its characters, its tokens for
-    this counter, and the roles when every message is plain (else ``None``)."""
-
-    stored: list[StoredMessage]
-    messages: list[Any]
-    chars: list[int]
-    tokens: list[int] | None
-    roles: list[object] | None
-
-    def __add__(self, other: _Cache) -> _Cache:
-        return _Cache(
-            self.stored + other.stored,
-            self.messages + other.messages,
-            self.chars + other.chars,
-            None if self.tokens is None or other.tokens is None else self.tokens + other.tokens,
-            None if self.roles is None or other.roles is None else self.roles + other.roles,
-        )
-
-    def without(self, start: int, stop: int) -> _Cache:
-        """The cache without the messages from ``start`` to ``stop``."""
-        return _Cache(
-            self.stored[:start] + self.stored[stop:],
-            self.messages[:start] + self.messages[stop:],
-            self.chars[:start] + self.chars[stop:],
-            None if self.tokens is None else self.tokens[:start] + self.tokens[stop:],
-            None if self.roles is None else self.roles[:start] + self.roles[stop:],
-        )
-
-    def picked(self, indices: Sequence[int]) -> _Cache:
-        """The cache of the messages at ``indices``, in that order."""
-        tokens, roles = self.tokens, self.roles
-        return _Cache(
-            [self.stored[index] for index in indices],
-            [self.messages[index] for index in indices],
-            [self.chars[index] for index in indices],
-            None if tokens is None else [tokens[index] for index in indices],
-            None if roles is None else [roles[index] for index in indices],
-        )
 
 
 class ContextSession:
@@ -143,7 +114,10 @@ class ContextSession:
     Raises:
         InvalidTypeError: When the store is not a session store (code
             ``invalid_session_store``) or an argument has the wrong type.
-        InvalidValueError: When the session id is blank (code ``blank_session_id``).
+        InvalidValueError: When the session id is blank (code ``blank_session_id``), longer
+            than 255 characters or holds a NUL character or a lone surrogate (code
+            ``invalid_session_id``): every store refuses the same ids. A step id or the counter's
+            id with such a character is refused too (code ``unstorable_text``).
         PolicyConfigurationError: When the policy does not fit the session: a step names
             another fragment, a compressor or app is missing, a token limit or a budget has no
             counter, an option is unknown (code ``unknown_runner_option``), or options come with
@@ -155,8 +129,8 @@ class ContextSession:
         ...     {"id": "trim", "kind": "trim", "fragment_id": "history",
         ...      "grouping": {"kind": "message"}}]}
         >>> session = ContextSession(policy, MemoryStore(), "chat-1")
-        >>> session.add([{"role": "user", "content": "Hello!"},
-        ...              {"role": "assistant", "content": "Hi there."}])
+        >>> _ = session.add([{"role": "user", "content": "Hello!"},
+        ...                  {"role": "assistant", "content": "Hi there."}])
         >>> [m["content"] for m in session.context().fragment("history").messages]
         ['Hi there.']
         >>> [(item.message["content"], item.step) for item in session.archive()]
@@ -172,16 +146,16 @@ class ContextSession:
         fragment_id: str = "history",
         **options: Unpack[RunnerOptions],
     ) -> None:
-        if not isinstance(session_id, str):
-            raise InvalidTypeError(
-                "not_a_string", name="session_id", type_name=type(session_id).__name__
-            )
-        if not session_id.strip():
-            raise InvalidValueError("blank_session_id", value=repr(session_id))
+        check_session_id(session_id)
         if not isinstance(store, SessionStore):
             raise InvalidTypeError("invalid_session_store", type_name=type(store).__name__)
         self._runner = as_runner(policy, options)
         check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
+        # What the stores keep as text beside the messages: every store must take it alike.
+        for index, step in enumerate(self._runner.policy.steps):
+            check_storable(step.id, f"steps[{index}].id")
+        if self._runner.counter is not None:
+            check_storable(str(self._runner.counter.id), "counter.id")
         self._measure_with: Measure = measure_of(self._runner)
         self._init_counts()
         self._store = store
@@ -208,46 +182,72 @@ class ContextSession:
 
     # --- faces ----------------------------------------------------------------------------------
 
-    def add(self, messages: Sequence[Any]) -> None:
+    def add(self, messages: Sequence[Any], *, idempotency_key: str | None = None) -> AddResult:
         """Append messages to the session, in one transaction.
 
         Examples:
             >>> from contextwise.session import ContextSession, MemoryStore
             >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
-            >>> session.add([{"role": "user", "content": "Hello!"}])
+            >>> session.add([{"role": "user", "content": "Hello!"}], idempotency_key="turn-1")
+            AddResult(positions=(1,), version=0, duplicate=False)
+            >>> session.add([{"role": "user", "content": "Hello!"}], idempotency_key="turn-1")
+            AddResult(positions=(1,), version=0, duplicate=True)
             >>> len(session.messages())
             1
         """
-        run_sync(self._add(messages, self._store))
+        return run_sync(self._add(messages, idempotency_key, self._store))
 
-    async def aadd(self, messages: Sequence[Any]) -> None:
+    async def aadd(
+        self, messages: Sequence[Any], *, idempotency_key: str | None = None
+    ) -> AddResult:
         """Append messages to the session, in one transaction.
 
         Each message is encoded as JSON and measured (characters, and tokens with a counter)
         once, here. When this returns, the messages are stored: a process killed afterwards
         loses none of them.
 
+        An add that failed midway (a timeout, a lost connection, a killed process) may or may
+        not have stored its messages. Give each add an ``idempotency_key`` and retry with the
+        same key: the key is stored in the same transaction as the messages, so a retry of an
+        add that was stored stores nothing and returns the first add's result, marked
+        ``duplicate``, even after a reduction archived those messages or another writer
+        changed the session. A store keeps a key for its ``idempotency_window`` (one day by
+        default).
+
+        A cancelled ``aadd`` whose write has begun lets the write finish in its worker thread
+        (a transaction cannot be stopped midway), waits for it, then raises
+        ``CancelledError``: the messages may be stored, and a retry with the same key stores
+        them once.
+
         Args:
             messages: Dicts that JSON can encode (OpenAI or Anthropic shape), LangChain
                 messages or pydantic-ai messages; framework messages are stored through their
                 framework's own JSON.
+            idempotency_key: A key unique to this add within the session, such as the id of the
+                turn or request that produced the messages; ``None`` stores them every time.
+
+        Returns:
+            The numbers the messages took in the session, the session's version, and whether
+            the add was a retry of one already stored.
 
         Raises:
             InvalidTypeError: When ``messages`` is not a list, or a message is none of those
                 (code ``unsupported_message_object``).
-            InvalidValueError: When JSON cannot encode a message (code ``message_not_json``) or
-                a message is malformed.
+            InvalidValueError: When JSON cannot encode a message (code ``message_not_json``),
+                a message is nested too deep (code ``message_too_deep``) or malformed, the key
+                is invalid (code ``invalid_idempotency_key``), or the key was used for other
+                messages (code ``idempotency_key_reused``).
             SessionStoreError: When the store cannot be used.
 
         Examples:
             >>> import asyncio
             >>> from contextwise.session import ContextSession, MemoryStore
             >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
-            >>> asyncio.run(session.aadd([{"role": "user", "content": "Hello!"}]))
-            >>> len(session.messages())
-            1
+            >>> result = asyncio.run(session.aadd([{"role": "user", "content": "Hello!"}]))
+            >>> result.positions, result.duplicate
+            ((1,), False)
         """
-        await run_async(self._add(messages, _Threaded(self._store)))
+        return await run_async(self._add(messages, idempotency_key, _Threaded(self._store)))
 
     def context(self) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
@@ -255,7 +255,7 @@ class ContextSession:
         Examples:
             >>> from contextwise.session import ContextSession, MemoryStore
             >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
-            >>> session.add([{"role": "user", "content": "Hello!"}])
+            >>> _ = session.add([{"role": "user", "content": "Hello!"}])
             >>> session.context().report.before_chars
             6
         """
@@ -283,7 +283,7 @@ class ContextSession:
             >>> import asyncio
             >>> from contextwise.session import ContextSession, MemoryStore
             >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")
-            >>> session.add([{"role": "user", "content": "Hello!"}])
+            >>> _ = session.add([{"role": "user", "content": "Hello!"}])
             >>> asyncio.run(session.acontext()).report.before_chars
             6
         """
@@ -360,8 +360,8 @@ class ContextSession:
             ...     {"id": "trim", "kind": "trim", "fragment_id": "history",
             ...      "grouping": {"kind": "message"}}]}
             >>> session = ContextSession(policy, MemoryStore(), "chat-1")
-            >>> session.add([{"role": "user", "content": "Hello"},
-            ...              {"role": "assistant", "content": "Hi"}])
+            >>> _ = session.add([{"role": "user", "content": "Hello"},
+            ...                  {"role": "assistant", "content": "Hi"}])
             >>> _ = session.context()
             >>> session.restore(session.archive()[0].change_id)
             [{'role': 'user', 'content': 'Hello'}]
@@ -516,7 +516,7 @@ class ContextSession:
         self._count_key = counter_key(base)
         self._count_with = measure_of(self._runner.replace(counter=base))
 
-    def _calibrated_tokens(self, cache: _Cache) -> list[int] | None:
+    def _calibrated_tokens(self, cache: Cache) -> list[int] | None:
         if self._calibrated is None or cache.tokens is None:
             return cache.tokens
         return list(map(self._calibrated.scale, cache.tokens))
@@ -561,25 +561,35 @@ class ContextSession:
 
     # --- cores ----------------------------------------------------------------------------------
 
-    def _add(self, messages: Sequence[Any], store: Any) -> Effects[None]:
+    def _add(
+        self, messages: Sequence[Any], idempotency_key: str | None, store: Any
+    ) -> Effects[AddResult]:
         if not isinstance(messages, list | tuple):
             raise InvalidTypeError(
                 "not_a_message_list", name="messages", type_name=type(messages).__name__
             )
+        key = None if idempotency_key is None else check_idempotency_key(idempotency_key)
         if not messages:
-            return
+            yield from self._refresh(store)
+            return AddResult((), self._version or 0)
         added = self._measure(messages)
-        stored: list[StoredMessage] = yield from call(store.append, self._session_id, added.stored)
-        if self._version is not None and stored[0].item_id == self._last_item + 1:
-            self._cache += _Cache(stored, added.messages, added.chars, added.tokens, added.roles)
-            self._last_item = stored[-1].item_id
+        idempotency = None if key is None else IdempotencyKey(key, _digest(added.stored))
+        result: AddResult = yield from call(
+            store.append, self._session_id, added.stored, idempotency
+        )
+        if result.duplicate:
+            return result
+        if self._version is not None and result.positions[0] == self._last_item + 1:
+            self._cache += added
+            self._last_item = result.positions[-1]
+        return result
 
-    def _empty(self) -> _Cache:
-        return _Cache([], [], [], None if self._runner.counter is None else [], [])
+    def _empty(self) -> Cache:
+        return Cache([], [], [], None if self._runner.counter is None else [], [])
 
-    def _measure(self, messages: Sequence[Any]) -> _Cache:
+    def _measure(self, messages: Sequence[Any]) -> Cache:
         """Encode messages for the store and measure each once: characters, and tokens."""
-        plain = _plain_messages(messages)
+        plain = plain_messages(messages)
         roles: list[object] | None
         if plain is None:
             values, decoded = encode_messages(messages)
@@ -591,17 +601,17 @@ class ContextSession:
         counter = self._runner.counter
         if counter is None:
             stored = [
-                StoredMessage(0, 0.0, value, chars, None, None)
+                StoredMessage(0, 0, value, chars, None, None)
                 for value, chars in zip(values, sizes, strict=True)
             ]
-            return _Cache(stored, decoded, sizes, None, roles)
+            return Cache(stored, decoded, sizes, None, roles)
         counter_id = self._count_key
         tokens = [self._count_with.one_message_tokens(message) for message in decoded]
         stored = [
-            StoredMessage(0, 0.0, value, chars, count, counter_id)
+            StoredMessage(0, 0, value, chars, count, counter_id)
             for value, chars, count in zip(values, sizes, tokens, strict=True)
         ]
-        return _Cache(stored, decoded, sizes, tokens, roles)
+        return Cache(stored, decoded, sizes, tokens, roles)
 
     def _refresh(self, store: Any) -> Effects[None]:
         if not self._state_loaded:
@@ -613,9 +623,9 @@ class ContextSession:
             self._cache = read if snapshot.complete else self._cache + read
         self._version, self._last_item = snapshot.version, snapshot.last_item
 
-    def _read(self, items: list[StoredMessage]) -> _Cache:
+    def _read(self, items: list[StoredMessage]) -> Cache:
         """The cache of stored messages: decoded, with their tokens for this counter."""
-        messages = [decode_message(item.data) for item in items]
+        messages = [self._decode(item.data) for item in items]
         counter = self._runner.counter
         tokens: list[int] | None = None
         if counter is not None:
@@ -626,9 +636,19 @@ class ContextSession:
                 else self._count_with.one_message_tokens(message)
                 for item, message in zip(items, messages, strict=True)
             ]
-        plain = _plain_messages(messages) if messages else None
+        plain = plain_messages(messages) if messages else None
         roles = [] if not messages else None if plain is None else plain[2]
-        return _Cache(list(items), messages, [item.chars for item in items], tokens, roles)
+        return Cache(list(items), messages, [item.chars for item in items], tokens, roles)
+
+    def _decode(self, data: Any) -> Any:
+        """A stored message as it was added; one that its framework cannot read back is a
+        damaged row."""
+        try:
+            return decode_message(data)
+        except Exception as exc:
+            raise SessionStoreError(
+                "store_row_unreadable", session_id=self._session_id, detail=str(exc)[:200]
+            ) from exc
 
     def _messages(self, store: Any) -> Effects[list[Any]]:
         yield from self._refresh(store)
@@ -649,7 +669,17 @@ class ContextSession:
             change.status == "applied" for change in result.report.changes
         ):
             return result
-        plan = _plan_change(self, cache, result, removed_by)
+        new_messages = result.fragment(self._fragment_id).messages or ()
+        applied = [change.id for change in result.report.changes if change.status == "applied"]
+        plan = plan_change(
+            cache,
+            new_messages,
+            applied,
+            removed_by,
+            version=self._version or 0,
+            last_item=self._last_item,
+            measure=self._measure,
+        )
         try:
             version, created = yield from call(store.commit, self._session_id, plan.change)
         except BaseException:
@@ -660,7 +690,7 @@ class ContextSession:
             placeholders = [item for entry in plan.change.entries for item in entry.created]
             stored_as = {id(item): new for item, new in zip(placeholders, created, strict=True)}
             stored = [stored_as.get(id(item), item) for item in context.stored]
-            context = _Cache(stored, context.messages, context.chars, context.tokens, context.roles)
+            context = context.with_stored(stored)
         self._cache = context
         self._version = version
         return result
@@ -668,26 +698,29 @@ class ContextSession:
     def _archive(self, store: Any) -> Effects[list[ArchivedMessage]]:
         items = yield from call(store.archive, self._session_id)
         return [
-            ArchivedMessage(decode_message(item.item.data), item.change_id, item.step, item.at)
+            ArchivedMessage(self._decode(item.item.data), item.change_id, item.step, item.at)
             for item in items
         ]
 
     def _restore(self, change_id: int, store: Any) -> Effects[list[Any]]:
-        if isinstance(change_id, bool) or not isinstance(change_id, int):
-            raise InvalidTypeError(
-                "not_a_number", name="change_id", type_name=type(change_id).__name__
-            )
+        check_change_id(change_id)
         yield from self._refresh(store)
-        archived, created = yield from call(store.change_items, self._session_id, change_id)
+        archived: list[int] = []
+        created: list[int] = []
+        if 0 < change_id <= MAX_ID:  # no store holds another id
+            archived, created = yield from call(store.change_items, self._session_id, change_id)
         if not archived:
             raise InvalidValueError(
                 "unknown_change", session_id=self._session_id, change_id=change_id
             )
         assert self._version is not None
+        items: list[StoredArchiveItem] = yield from call(store.archive, self._session_id)
+        back = [item.item for item in items if item.change_id == change_id]
         change = SessionChange(
             version=self._version,
             at=datetime.now(UTC),
             entries=[ChangeEntry("restore", archived=created)] if created else [],
+            moved=restored_positions(self._cache.stored, back, set(created), self._last_item),
             restored=change_id,
         )
         try:
@@ -704,196 +737,21 @@ class ContextSession:
         ]
 
 
-# --- planning a stored change -----------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Plan:
-    change: SessionChange
-    context: _Cache
-
-
-def _plan_change(
-    session: ContextSession,
-    cache: _Cache,
-    result: ContextResult,
-    removed_by: Mapping[int, str],
-) -> _Plan:
-    """Turn a run's result into a stored change: what leaves, what is new, and where it goes."""
-    new_messages = result.fragment(session._fragment_id).messages or ()
-    applied = [change.id for change in result.report.changes if change.status == "applied"]
-    creator = applied[-1]
-    matched = _match_in_order(cache, new_messages)
-    moved: list[tuple[int, float]] = []
-    created: list[StoredMessage] = []
-    if matched is None:
-        context, removed, removed_messages = _rebuild(session, cache, new_messages)
-        placed, moved = _place_new(context.stored, session._last_item)
-        context = _Cache(placed, context.messages, context.chars, context.tokens, context.roles)
-        created = [item for item in placed if item.item_id == 0]
-    else:
-        context, removed, removed_messages = matched
-    steps: dict[str, ChangeEntry] = {}
-    if set(removed_by.values()) <= {creator}:
-        if removed:
-            steps[creator] = ChangeEntry(creator, list(map(_ITEM_ID, removed)))
-    else:
-        # A message that one step of this run made and a later one took out (a summary trimmed
-        # at once) was never in a context: it is not kept.
-        for item, message in zip(removed, removed_messages, strict=True):
-            step = removed_by.get(id(message), creator)
-            change_entry = steps.get(step)
-            if change_entry is None:
-                change_entry = steps[step] = ChangeEntry(step)
-            change_entry.archived.append(item.item_id)
-    if created:
-        steps.setdefault(creator, ChangeEntry(creator)).created.extend(created)
-    ordered = [steps[step] for step in dict.fromkeys([*applied, *steps]) if step in steps]
-    change = SessionChange(
-        version=session._version or 0,
-        at=datetime.now(UTC),
-        entries=ordered,
-        moved=moved,
+def _digest(stored: Sequence[StoredMessage]) -> str:
+    """The SHA-256 of the messages' JSON, keys sorted: what tells a retry from another add."""
+    text = json.dumps(
+        [item.data for item in stored], sort_keys=True, ensure_ascii=False, separators=(",", ":")
     )
-    return _Plan(change, context)
-
-
-_ITEM_ID = attrgetter("item_id")
-_ROLE = itemgetter("role")
-_CONTENT = itemgetter("content")
-
-
-def _match_in_order(
-    cache: _Cache, new_messages: Sequence[Any]
-) -> tuple[_Cache, list[StoredMessage], list[Any]] | None:
-    """The kept cache, and the removed messages as stored and as given, when the new messages
-    are cached messages kept in order (trims only remove); ``None`` when a message is new or
-    moved."""
-    messages = cache.messages
-    count, size = len(messages), len(new_messages)
-    prefix = 0
-    while prefix < size and prefix < count and messages[prefix] is new_messages[prefix]:
-        prefix += 1
-    tail = size - prefix
-    # The usual trim: the pinned head stays, then the newest messages; checked at C speed.
-    if tail <= count - prefix and all(map(is_, new_messages[prefix:], messages[count - tail :])):
-        cut = count - tail
-        return cache.without(prefix, cut), cache.stored[prefix:cut], messages[prefix:cut]
-    kept: list[int] = []
-    removed: list[int] = []
-    index = 0
-    for message in new_messages:
-        while index < count and messages[index] is not message:
-            removed.append(index)
-            index += 1
-        if index == count:
-            return None
-        kept.append(index)
-        index += 1
-    removed.extend(range(index, count))
-    return (
-        cache.picked(kept),
-        [cache.stored[index] for index in removed],
-        [messages[index] for index in removed],
-    )
-
-
-def _rebuild(
-    session: ContextSession, cache: _Cache, new_messages: Sequence[Any]
-) -> tuple[_Cache, list[StoredMessage], list[Any]]:
-    """The new context when messages are new or moved: the cached ones are found by identity,
-    the new ones measured (with a placeholder record); and the cached messages that left."""
-    known = {id(message): index for index, message in enumerate(cache.messages)}
-    combined = cache
-    indices: list[int] = []
-    for message in new_messages:
-        index = known.get(id(message))
-        if index is None:
-            index = len(combined.messages)
-            combined += session._measure([message])
-        indices.append(index)
-    context = combined.picked(indices)
-    if context.roles is None:
-        plain = _plain_messages(context.messages) if context.messages else None
-        roles = [] if not context.messages else None if plain is None else plain[2]
-        context = _Cache(context.stored, context.messages, context.chars, context.tokens, roles)
-    kept = {id(message) for message in context.messages}
-    gone = [index for index, message in enumerate(cache.messages) if id(message) not in kept]
-    return (
-        context,
-        [cache.stored[index] for index in gone],
-        [cache.messages[index] for index in gone],
-    )
-
-
-def _place_new(
-    stored: list[StoredMessage], last_item: int
-) -> tuple[list[StoredMessage], list[tuple[int, float]]]:
-    """Give the new messages of a context positions between their neighbours.
-
-    When an app reordered the kept messages, every message gets a new position instead, and the
-    kept ones are returned as moved.
-    """
-    keys = [(item.position, item.item_id) for item in stored if item.item_id]
-    placed = list(stored)
-    if keys != sorted(keys):
-        low = min(position for position, _ in keys) - 1.0
-        step = (last_item + 1.0 - low) / (len(stored) + 1)
-        moved: list[tuple[int, float]] = []
-        for index, item in enumerate(stored):
-            position = low + step * (index + 1)
-            if item.item_id:
-                moved.append((item.item_id, position))
-            placed[index] = _with_position(item, position)
-        return placed, moved
-    previous: float | None = None
-    for index, item in enumerate(stored):
-        if item.item_id:
-            previous = item.position
-            continue
-        following = next(
-            (other.position for other in stored[index + 1 :] if other.item_id),
-            None,
-        )
-        high = float(last_item + 1) if following is None else following
-        low = high - 1.0 if previous is None else previous
-        previous = (low + high) / 2
-        placed[index] = _with_position(item, previous)
-    return placed, []
-
-
-def _with_position(item: StoredMessage, position: float) -> StoredMessage:
-    return StoredMessage(
-        item.item_id,
-        position,
-        item.data,
-        item.chars,
-        item.tokens,
-        item.counter_id,
-        item.created_by,
-    )
-
-
-def _plain_messages(
-    messages: Sequence[Any],
-) -> tuple[list[dict[str, str]], list[int], list[object]] | None:
-    """Copies, characters and roles of messages that are all plain ``{role, content: str}``
-    dicts with a plain role (what the layout's fast path measures), found at C speed; ``None``
-    when one is not."""
-    try:
-        if set(map(len, messages)) != {2}:
-            return None
-        roles: list[object] = list(map(_ROLE, messages))
-        contents: list[Any] = list(map(_CONTENT, messages))
-        if not set(roles) <= PLAIN_ROLES or set(map(type, contents)) != {str}:
-            return None
-        return list(map(dict.copy, messages)), list(map(len, contents)), roles
-    except Exception:  # noqa: BLE001 - not all plain dicts: the checked path reports the problem
-        return None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class _Threaded:
-    """A store whose calls run in a worker thread: what the async faces give to the cores."""
+    """A store whose calls run in a worker thread: what the async faces give to the cores.
+
+    A call that is cancelled runs on to its end in its thread (a transaction cannot be stopped
+    midway); the cancellation waits for it, so that nothing is being written once it
+    propagates.
+    """
 
     def __init__(self, store: SessionStore) -> None:
         self._store = store
@@ -902,6 +760,11 @@ class _Threaded:
         method = getattr(self._store, name)
 
         async def threaded(*args: Any) -> Any:
-            return await asyncio.to_thread(partial(method, *args))
+            running = asyncio.ensure_future(asyncio.to_thread(partial(method, *args)))
+            try:
+                return await asyncio.shield(running)
+            except asyncio.CancelledError:
+                await asyncio.wait({running})
+                raise
 
         return threaded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -12,13 +13,27 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, TypeAlias
 
-from contextwise.errors import SessionConflictError
+from contextwise.errors import InvalidValueError, SessionConflictError
 from contextwise.session import conversations
 from contextwise.session.records import (
+    IDEMPOTENCY_WINDOW,
+    MAX_ID,
+    POSITION_GAP,
+    AddResult,
+    IdempotencyKey,
     SessionChange,
     SessionSnapshot,
     StoredArchiveItem,
     StoredMessage,
+    check_change,
+    check_change_id,
+    check_idempotency,
+    check_idempotency_window,
+    check_items,
+    check_session_id,
+    check_since,
+    check_state_name,
+    json_text,
 )
 
 _ITEM_ID = attrgetter("item_id")
@@ -35,6 +50,8 @@ class _Session:
     """The context by item id, in context order: a trim removes only its own messages."""
     archived: dict[int, _Archived] = field(default_factory=dict)
     """The archived messages by change id: the step, the time, and the messages by item id."""
+    keys: dict[str, tuple[str, AddResult, float]] = field(default_factory=dict)
+    """The idempotency keys of the adds: the digest, the result and when it was stored."""
 
 
 class MemoryStore:
@@ -46,13 +63,21 @@ class MemoryStore:
     three. Several sessions and threads may share one. The messages are held as they were
     read back from their JSON, not copied again: treat what a session returns as read-only.
 
+    Args:
+        idempotency_window: How many seconds the idempotency key of an add is kept; a retry
+            after that stores its messages again.
+
+    Raises:
+        InvalidValueError: When ``idempotency_window`` is negative or not finite.
+
     Examples:
         >>> from contextwise.session import MemoryStore
         >>> MemoryStore().read("chat-1").items
         []
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, idempotency_window: float = IDEMPOTENCY_WINDOW) -> None:
+        self._window = check_idempotency_window(idempotency_window)
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
         self._conversations: dict[str, tuple[int, str, str]] = {}
@@ -77,12 +102,13 @@ class MemoryStore:
         Returns:
             The value's version and the value (JSON data), or ``None`` when there is none.
         """
+        key = conversations.check_key(key)
+        cutoff = conversations.cutoff_text(conversations.check_ttl(ttl))
         with self._lock:
             found = self._conversations.get(key)
-        cutoff = conversations.cutoff_text(ttl)
         if found is None or (cutoff is not None and found[2] < cutoff):
             return None
-        return found[0], json.loads(found[1])
+        return found[0], conversations.decode(key, found[1])
 
     def save_conversation(
         self, key: str, value: Any, version: int, *, ttl: float | None = None
@@ -102,8 +128,10 @@ class MemoryStore:
             SessionConflictError: When another writer stored the key since (code
                 ``conversation_conflict``).
         """
-        text = json.dumps(value)
-        cutoff = conversations.cutoff_text(ttl)
+        key = conversations.check_key(key)
+        version = conversations.check_version(version)
+        text = conversations.encode(key, value)
+        cutoff = conversations.cutoff_text(conversations.check_ttl(ttl))
         with self._lock:
             if cutoff is not None:
                 for other in [k for k, v in self._conversations.items() if v[2] < cutoff]:
@@ -123,6 +151,8 @@ class MemoryStore:
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""
+        check_session_id(session_id)
+        check_since(since)
         with self._lock:
             session = self._sessions.get(session_id)
             if session is None:
@@ -140,23 +170,59 @@ class MemoryStore:
             added.reverse()
             return SessionSnapshot(session.version, session.last_item, added, complete=False)
 
-    def append(self, session_id: str, items: Sequence[StoredMessage]) -> list[StoredMessage]:
+    def append(
+        self,
+        session_id: str,
+        items: Sequence[StoredMessage],
+        idempotency: IdempotencyKey | None = None,
+    ) -> AddResult:
         """Add messages at the end of a session's context, in one transaction."""
+        check_session_id(session_id)
+        check_items(items)
+        check_idempotency(idempotency)
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
+            now = time.time()
+            if idempotency is not None:
+                found = self._known(session, session_id, idempotency, now)
+                if found is not None:
+                    return found
             first = session.last_item + 1
             stored = list(items)
             ids = range(first, first + len(stored))
             # Fills in the placeholders at C speed: ids, positions, and no creating change.
             deque(map(setattr, stored, repeat("item_id"), ids), maxlen=0)
-            deque(map(setattr, stored, repeat("position"), map(float, ids)), maxlen=0)
+            positions = map(POSITION_GAP.__mul__, ids)
+            deque(map(setattr, stored, repeat("position"), positions), maxlen=0)
             deque(map(setattr, stored, repeat("created_by"), repeat(None)), maxlen=0)
             session.context.update(zip(ids, stored, strict=True))
             session.last_item += len(stored)
-            return stored
+            result = AddResult(tuple(ids), session.version)
+            if idempotency is not None:
+                session.keys[idempotency.key] = (idempotency.digest, result, now)
+            return result
+
+    def _known(
+        self, session: _Session, session_id: str, idempotency: IdempotencyKey, now: float
+    ) -> AddResult | None:
+        """The result of the add that stored this key, or ``None``; expired keys are dropped."""
+        expired = [key for key, (_, _, at) in session.keys.items() if at + self._window <= now]
+        for key in expired:
+            del session.keys[key]
+        found = session.keys.get(idempotency.key)
+        if found is None:
+            return None
+        digest, result, _ = found
+        if digest != idempotency.digest:
+            raise InvalidValueError(
+                "idempotency_key_reused", session_id=session_id, key=idempotency.key
+            )
+        return AddResult(result.positions, result.version, duplicate=True)
 
     def commit(self, session_id: str, change: SessionChange) -> tuple[int, list[StoredMessage]]:
         """Store a change of a session's context, in one transaction."""
+        check_session_id(session_id)
+        check_change(change)
         with self._lock:
             session = self._sessions.setdefault(session_id, _Session())
             if session.version != change.version:
@@ -226,6 +292,7 @@ class MemoryStore:
 
     def archive(self, session_id: str) -> list[StoredArchiveItem]:
         """Read a session's archived messages, by change, then in context order."""
+        check_session_id(session_id)
         with self._lock:
             session = self._sessions.get(session_id)
             changes = [] if session is None else sorted(session.archived.items())
@@ -237,9 +304,11 @@ class MemoryStore:
 
     def change_items(self, session_id: str, change_id: int) -> tuple[list[int], list[int]]:
         """Find what a change did that is still in force."""
+        check_session_id(session_id)
+        check_change_id(change_id)
         with self._lock:
             session = self._sessions.get(session_id)
-            if session is None:
+            if session is None or not 0 < change_id <= MAX_ID:
                 return [], []
             found = session.archived.get(change_id)
             archived = [] if found is None else _in_order(found[2])
@@ -252,23 +321,29 @@ class MemoryStore:
 
     def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
         """Add a record to a session's usage ledger (JSON data)."""
+        check_session_id(session_id)
+        text = json_text(record, "record")
         with self._lock:
-            self._usage.setdefault(session_id, []).append(json.loads(json.dumps(record)))
+            self._usage.setdefault(session_id, []).append(json.loads(text))
 
     def usage(self, session_id: str) -> list[dict[str, Any]]:
         """Read a session's usage ledger, in the order recorded."""
+        check_session_id(session_id)
         with self._lock:
             return list(self._usage.get(session_id, ()))
 
     def load_state(self, name: str) -> dict[str, Any] | None:
         """Read a named state (a calibration), or ``None``."""
+        name = check_state_name(name)
         with self._lock:
             return self._states.get(name)
 
     def save_state(self, name: str, state: dict[str, Any]) -> None:
         """Keep a named state (JSON data), replacing the previous one."""
+        name = check_state_name(name)
+        text = json_text(state, "state")
         with self._lock:
-            self._states[name] = json.loads(json.dumps(state))
+            self._states[name] = json.loads(text)
 
 
 def _in_order(items: dict[int, StoredMessage]) -> list[StoredMessage]:

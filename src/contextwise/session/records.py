@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-SESSION_SCHEMA_VERSION = 1
-"""The version of the stores' layout, recorded in every store and checked when it is opened."""
+from contextwise._checks import MAX_DEPTH, finite_float, too_deep
+from contextwise._translation import short_repr, short_text
+from contextwise.errors import InvalidTypeError, InvalidValueError
+
+SESSION_SCHEMA_VERSION = 2
+"""The version of the stores' layout, recorded in every store and checked when it is opened.
+
+Version 2 holds integer positions and the idempotency keys of adds."""
+
+POSITION_GAP = 1 << 20
+"""The distance between the positions of two messages added one after the other: an added
+message takes the position ``item_id * POSITION_GAP``, which leaves room for new messages (a
+summary, an app's message) between any two."""
+
+SESSION_ID_LIMIT = 255
+"""The longest session id or idempotency key, in characters; every store accepts exactly these."""
+
+IDEMPOTENCY_WINDOW = 86_400.0
+"""How long a store keeps the idempotency key of an add, in seconds, by default: one day."""
 
 
 @dataclass(slots=True)
@@ -20,15 +38,17 @@ class StoredMessage:
     ``item_id`` and ``position`` of the placeholder it is given.
 
     Examples:
-        >>> StoredMessage(1, 1.0, {"role": "user", "content": "Hi"}, 2, None, None).chars
+        >>> StoredMessage(1, 1 << 20, {"role": "user", "content": "Hi"}, 2, None, None).chars
         2
     """
 
     item_id: int
     """The message's number in its session, from 1, in the order the store received it."""
 
-    position: float
-    """Where the message sits in the context: messages are ordered by position, then item id."""
+    position: int
+    """Where the message sits in the context: messages are ordered by position, then item id.
+    An added message takes ``item_id * POSITION_GAP``; a message a step creates takes an integer
+    between its neighbours'."""
 
     data: Any
     """The message as JSON data (what ``json.loads`` returns); a framework message is an
@@ -117,7 +137,7 @@ class SessionChange:
     entries: list[ChangeEntry] = field(default_factory=list)
     """What each step does, in order."""
 
-    moved: list[tuple[int, float]] = field(default_factory=list)
+    moved: list[tuple[int, int]] = field(default_factory=list)
     """Messages that stay in the context at a new position: item id and position."""
 
     restored: int | None = None
@@ -130,7 +150,7 @@ class StoredArchiveItem:
 
     Examples:
         >>> from datetime import datetime, timezone
-        >>> item = StoredArchiveItem(StoredMessage(1, 1.0, {}, 0, None, None), 1, "trim",
+        >>> item = StoredArchiveItem(StoredMessage(1, 1 << 20, {}, 0, None, None), 1, "trim",
         ...     datetime(2026, 1, 1, tzinfo=timezone.utc))
         >>> item.change_id
         1
@@ -147,6 +167,266 @@ class StoredArchiveItem:
 
     at: datetime
     """When it was archived."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    """What an add stored: where the messages stand, the session's version, and whether it was
+    a retry.
+
+    Examples:
+        >>> result = AddResult(positions=(4, 5), version=2)
+        >>> result.positions, result.duplicate
+        ((4, 5), False)
+    """
+
+    positions: tuple[int, ...]
+    """The number of each message in the session (its item id, from 1, in the order the session
+    received its messages), in the order given; empty for an empty add."""
+
+    version: int
+    """The session's version when the messages were stored: the number of changes (reductions
+    and restores) stored before them."""
+
+    duplicate: bool = False
+    """Whether an add with the same idempotency key had already stored these messages, so this
+    one stored nothing and returns the first one's result."""
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyKey:
+    """The idempotency key of an add and the digest of its messages, as a store receives them.
+
+    Examples:
+        >>> IdempotencyKey("turn-7", "9f86d081").key
+        'turn-7'
+    """
+
+    key: str
+    """The caller's key, unique within the session."""
+
+    digest: str
+    """The SHA-256 of the messages' JSON, which tells a retry from another add with the key."""
+
+
+def check_session_id(session_id: object) -> str:
+    """Check a session id as every store does, before anything is read or written.
+
+    Raises:
+        InvalidTypeError: When it is not a string (code ``not_a_string``).
+        InvalidValueError: When it is blank (code ``blank_session_id``), longer than
+            :data:`SESSION_ID_LIMIT` characters, or holds a NUL character or a lone surrogate
+            (code ``invalid_session_id``).
+    """
+    text = check_text_id(session_id, "session_id", "invalid_session_id")
+    if not text.strip():
+        raise InvalidValueError("blank_session_id", value=short_repr(session_id))
+    return text
+
+
+def check_idempotency_key(key: object) -> str:
+    """Check an idempotency key as every store does.
+
+    Raises:
+        InvalidTypeError: When it is not a string (code ``not_a_string``).
+        InvalidValueError: When it is blank, longer than :data:`SESSION_ID_LIMIT` characters, or
+            holds a NUL character or a lone surrogate (code ``invalid_idempotency_key``).
+    """
+    text = check_text_id(key, "idempotency_key", "invalid_idempotency_key")
+    if not text.strip():
+        raise InvalidValueError(
+            "invalid_idempotency_key", value=short_repr(key), limit=SESSION_ID_LIMIT
+        )
+    return text
+
+
+def check_change_id(change_id: object) -> int:
+    """Check a change id: an int (not a bool). One outside the 64-bit range exists nowhere.
+
+    Raises:
+        InvalidTypeError: When it is not an integer (code ``not_a_number``).
+    """
+    if isinstance(change_id, bool) or not isinstance(change_id, int):
+        raise InvalidTypeError(
+            "not_a_number", name="change_id", type_name=type(change_id).__name__
+        )
+    return change_id
+
+
+def check_text_id(value: object, name: str, code: str) -> str:
+    """Check an id that every store keeps as text: a string of at most
+    :data:`SESSION_ID_LIMIT` characters that a database can hold (no NUL, no lone surrogate).
+
+    Raises:
+        InvalidTypeError: When it is not a string (code ``not_a_string``).
+        InvalidValueError: When it is too long or holds such a character (code ``code``).
+    """
+    if not isinstance(value, str):
+        raise InvalidTypeError("not_a_string", name=name, type_name=type(value).__name__)
+    if len(value) > SESSION_ID_LIMIT or "\x00" in value:
+        raise InvalidValueError(code, value=short_repr(value), limit=SESSION_ID_LIMIT)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidValueError(code, value=short_repr(value), limit=SESSION_ID_LIMIT) from None
+    return value
+
+
+def check_idempotency_window(window: object) -> float:
+    """Check a store's idempotency window: a finite number of seconds, zero or more.
+
+    Raises:
+        InvalidTypeError: When it is not a number (code ``not_a_number``).
+        InvalidValueError: When it is negative (code ``out_of_range``) or not finite (code
+            ``not_finite``).
+    """
+    return check_seconds(window, "idempotency_window")
+
+
+def check_seconds(value: object, name: str) -> float:
+    """Check a store's duration setting: a finite number of seconds, zero or more."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidTypeError("not_a_number", name=name, type_name=type(value).__name__)
+    number = finite_float(value)
+    if number is None:
+        raise InvalidValueError("not_finite", field=name, value=short_repr(value))
+    if number < 0:
+        raise InvalidValueError(
+            "out_of_range", field=name, constraint="≥ 0", value=short_repr(value)
+        )
+    return number
+
+
+def check_items(items: object) -> Sequence[StoredMessage]:
+    """Check the messages given to a store's ``append``: a list of :class:`StoredMessage`.
+
+    Raises:
+        InvalidTypeError: When it is not (code ``not_an_instance``).
+    """
+    if not isinstance(items, list | tuple) or (
+        not set(map(type, items)) <= {StoredMessage}  # the usual case, told at C speed
+        and not all(isinstance(item, StoredMessage) for item in items)
+    ):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="items",
+            expected="list of StoredMessage",
+            type_name=type(items).__name__,
+        )
+    return items
+
+
+def check_since(since: object) -> None:
+    """Check the ``since`` of a store's ``read``: ``None`` or ``(version, last_item)``.
+
+    Raises:
+        InvalidTypeError: When it is neither (code ``not_an_instance``).
+    """
+    if since is not None and not (
+        isinstance(since, tuple)
+        and len(since) == 2
+        and all(isinstance(part, int) and not isinstance(part, bool) for part in since)
+    ):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="since",
+            expected="(version, last_item)",
+            type_name=type(since).__name__,
+        )
+
+
+def check_change(change: object) -> None:
+    """Check the change given to a store's ``commit``.
+
+    Raises:
+        InvalidTypeError: When it is not a :class:`SessionChange` (code ``not_an_instance``).
+    """
+    if not isinstance(change, SessionChange):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="change",
+            expected="SessionChange",
+            type_name=type(change).__name__,
+        )
+
+
+def check_idempotency(idempotency: object) -> None:
+    """Check the idempotency of a store's ``append``: ``None`` or an :class:`IdempotencyKey`.
+
+    Raises:
+        InvalidTypeError: When it is neither (code ``not_an_instance``).
+    """
+    if idempotency is not None and not isinstance(idempotency, IdempotencyKey):
+        raise InvalidTypeError(
+            "not_an_instance",
+            name="idempotency",
+            expected="IdempotencyKey",
+            type_name=type(idempotency).__name__,
+        )
+
+
+def check_storable(value: str, field: str) -> None:
+    """Check a text a store keeps beside the messages (a step id, a counter id): no NUL
+    character and no lone surrogate, which PostgreSQL and SQLite refuse and memory would keep.
+
+    Raises:
+        InvalidValueError: When it holds one (code ``unstorable_text``).
+    """
+    if "\x00" in value or not (value.isascii() or _encodes(value)):
+        raise InvalidValueError("unstorable_text", field=field, value=short_repr(value))
+
+
+def _encodes(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_state_name(name: object) -> str:
+    """Check the name of a state a store keeps (a calibration), as every store does.
+
+    Raises:
+        InvalidTypeError: When it is not a string (code ``not_a_string``).
+        InvalidValueError: When it is blank, too long or holds a NUL character or a lone
+            surrogate (code ``invalid_state_name``).
+    """
+    text = check_text_id(name, "name", "invalid_state_name")
+    if not text.strip():
+        raise InvalidValueError(
+            "invalid_state_name", value=short_repr(name), limit=SESSION_ID_LIMIT
+        )
+    return text
+
+
+def json_text(value: object, field: str) -> str:
+    """The JSON text a store keeps for a record or a state: a mapping that JSON encodes.
+
+    Raises:
+        InvalidTypeError: When the value is not a mapping (code ``not_a_mapping``).
+        InvalidValueError: When JSON cannot encode it, or it is nested too deep (code
+            ``store_value_not_json``).
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError("not_a_mapping", name=field, type_name=type(value).__name__)
+    if too_deep(value):
+        raise InvalidValueError(
+            "store_value_not_json", field=field, reason=f"nested over {MAX_DEPTH} levels"
+        )
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidValueError(
+            "store_value_not_json", field=field, reason=short_text(exc)
+        ) from exc
+    if not (text.isascii() or _encodes(text)):
+        raise InvalidValueError("store_value_not_json", field=field, reason="a lone surrogate")
+    return text
+
+
+MAX_ID = 2**63 - 1
+"""The highest item or change id a store holds (a signed 64-bit integer in a database)."""
 
 
 @runtime_checkable
@@ -170,16 +450,29 @@ class SessionStore(Protocol):
         """
         ...
 
-    def append(self, session_id: str, items: Sequence[StoredMessage]) -> list[StoredMessage]:
+    def append(
+        self,
+        session_id: str,
+        items: Sequence[StoredMessage],
+        idempotency: IdempotencyKey | None = None,
+    ) -> AddResult:
         """Add messages at the end of a session's context, in one transaction.
+
+        With an idempotency key, the key is stored in the same transaction as the messages, and
+        an add with a key the session already holds stores nothing: it returns the first add's
+        result, marked as a duplicate, or raises when its messages differ.
 
         Args:
             session_id: The session, created when it does not exist yet.
-            items: The messages; their ``item_id`` and ``position`` are placeholders, which the
-                store may fill in.
+            items: The messages; the store fills in their ``item_id`` and ``position``.
+            idempotency: The add's key and the digest of its messages, or ``None``.
 
         Returns:
-            The stored messages, with their item ids and positions.
+            The item ids the messages took, the session's version, and whether it was a retry.
+
+        Raises:
+            InvalidValueError: When the key was used for other messages (code
+                ``idempotency_key_reused``).
         """
         ...
 

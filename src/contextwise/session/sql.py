@@ -9,18 +9,36 @@ from __future__ import annotations
 import abc
 import contextlib
 import json
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from contextwise.errors import SessionConflictError, SessionStoreError
+from contextwise.errors import (
+    ContextwiseError,
+    InvalidValueError,
+    SessionConflictError,
+    SessionStoreError,
+)
 from contextwise.session import conversations
 from contextwise.session.records import (
+    MAX_ID,
+    POSITION_GAP,
     SESSION_SCHEMA_VERSION,
+    AddResult,
+    IdempotencyKey,
     SessionChange,
     SessionSnapshot,
     StoredArchiveItem,
     StoredMessage,
+    check_change,
+    check_change_id,
+    check_idempotency,
+    check_items,
+    check_session_id,
+    check_since,
+    check_state_name,
+    json_text,
 )
 
 SCHEMA = (
@@ -29,11 +47,13 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS contextwise_sessions (session_id TEXT PRIMARY KEY, "
     "version BIGINT NOT NULL, last_item BIGINT NOT NULL, last_change BIGINT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS contextwise_messages (session_id TEXT NOT NULL, "
-    "item_id BIGINT NOT NULL, position DOUBLE PRECISION NOT NULL, data TEXT NOT NULL, "
+    "item_id BIGINT NOT NULL, position BIGINT NOT NULL, data TEXT NOT NULL, "
     "chars BIGINT NOT NULL, tokens BIGINT, counter_id TEXT, created_by BIGINT, change_id BIGINT, "
     "step TEXT, archived_at TEXT, PRIMARY KEY (session_id, item_id))",
-    "CREATE INDEX IF NOT EXISTS contextwise_messages_by_change "
-    "ON contextwise_messages (session_id, change_id, position)",
+    "CREATE TABLE IF NOT EXISTS contextwise_idempotency (session_id TEXT NOT NULL, "
+    "idempotency_key TEXT NOT NULL, digest TEXT NOT NULL, first_item BIGINT NOT NULL, "
+    "item_count BIGINT NOT NULL, version BIGINT NOT NULL, stored_at DOUBLE PRECISION NOT NULL, "
+    "PRIMARY KEY (session_id, idempotency_key))",
     conversations.TABLE,
     # The usage ledger and the named states (calibrations): read and written apart from the
     # messages, by record_usage and usage.
@@ -41,6 +61,24 @@ SCHEMA = (
     "seq BIGINT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
     "CREATE TABLE IF NOT EXISTS contextwise_states (name TEXT PRIMARY KEY, state TEXT NOT NULL)",
 )
+
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS contextwise_messages_by_change "
+    "ON contextwise_messages (session_id, change_id, position)",
+)
+
+LAYOUT = (
+    "SELECT session_id, version, last_item, last_change FROM contextwise_sessions WHERE 1 = 0",
+    "SELECT session_id, item_id, position, data, chars, tokens, counter_id, created_by, "
+    "change_id, step, archived_at FROM contextwise_messages WHERE 1 = 0",
+    "SELECT session_id, idempotency_key, digest, first_item, item_count, version, stored_at "
+    "FROM contextwise_idempotency WHERE 1 = 0",
+    "SELECT conversation_key, version, data, updated_at FROM contextwise_conversations "
+    "WHERE 1 = 0",
+    "SELECT session_id, seq, record FROM contextwise_usage WHERE 1 = 0",
+    "SELECT name, state FROM contextwise_states WHERE 1 = 0",
+)
+"""Statements that read every column of the layout, to tell an older layout before using it."""
 
 _COLUMNS = "item_id, position, data, chars, tokens, counter_id, created_by"
 _CONTEXT = (
@@ -69,29 +107,46 @@ class Transaction(Protocol):
 
 
 class SqlStore(abc.ABC):
-    """A session store over SQL; subclasses give the transactions."""
+    """A session store over SQL; subclasses give the transactions and name their errors."""
 
     _schema_checked = False
+    _idempotency_window: float
 
     @abc.abstractmethod
     def transaction(self, write: bool) -> contextlib.AbstractContextManager[Transaction]:
         """Open a transaction that commits when the block ends and rolls back on an error."""
+
+    @abc.abstractmethod
+    def _store_error(self, error: Exception) -> SessionStoreError | None:
+        """The coded error for a failure of the database, or ``None`` for a failure of code."""
 
     def _lock_schema(self, tx: Transaction) -> None:  # noqa: B027 - most databases need nothing
         """Keep two processes from creating the tables at once (PostgreSQL needs it)."""
 
     @contextlib.contextmanager
     def _open(self, write: bool) -> Iterator[Transaction]:
-        if not self._schema_checked:
-            with self.transaction(True) as tx:
-                self._lock_schema(tx)
-                check_schema(tx)
-            self._schema_checked = True
-        with self.transaction(write) as tx:
-            yield tx
+        """A transaction, after the layout was checked once; the database's failures are
+        raised as :class:`SessionStoreError`, with the original as ``__cause__``."""
+        try:
+            if not self._schema_checked:
+                with self.transaction(True) as tx:
+                    self._lock_schema(tx)
+                    check_schema(tx)
+                self._schema_checked = True
+            with self.transaction(write) as tx:
+                yield tx
+        except ContextwiseError:
+            raise
+        except Exception as exc:
+            error = self._store_error(exc)
+            if error is None:
+                raise
+            raise error from exc
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""
+        check_session_id(session_id)
+        check_since(since)
         with self._open(False) as tx:
             head = tx.rows(
                 "SELECT version, last_item FROM contextwise_sessions WHERE session_id = :s",
@@ -106,31 +161,67 @@ class SqlStore(abc.ABC):
                     "ORDER BY position, item_id",
                     {"s": session_id, "after": since[1]},
                 )
-                return SessionSnapshot(version, last_item, _messages(rows), complete=False)
+                return SessionSnapshot(
+                    version, last_item, _messages(rows, session_id), complete=False
+                )
             rows = tx.rows(f"{_CONTEXT} ORDER BY position, item_id", {"s": session_id})
-            return SessionSnapshot(version, last_item, _messages(rows))
+            return SessionSnapshot(version, last_item, _messages(rows, session_id))
 
-    def append(self, session_id: str, items: Sequence[StoredMessage]) -> list[StoredMessage]:
+    def append(
+        self,
+        session_id: str,
+        items: Sequence[StoredMessage],
+        idempotency: IdempotencyKey | None = None,
+    ) -> AddResult:
         """Add messages at the end of a session's context, in one transaction."""
+        check_session_id(session_id)
+        check_items(items)
+        check_idempotency(idempotency)
         with self._open(True) as tx:
             tx.rows(
                 "INSERT INTO contextwise_sessions (session_id, version, last_item, last_change) "
                 "VALUES (:s, 0, 0, 0) ON CONFLICT (session_id) DO NOTHING",
                 {"s": session_id},
             )
-            last = int(
-                tx.rows(
-                    "UPDATE contextwise_sessions SET last_item = last_item + :n "
-                    "WHERE session_id = :s RETURNING last_item",
-                    {"s": session_id, "n": len(items)},
-                )[0][0]
+            now = time.time()
+            if idempotency is not None:
+                found = _known(tx, session_id, idempotency, now - self._idempotency_window)
+                if found is not None:
+                    return found
+            head = tx.rows(
+                "UPDATE contextwise_sessions SET last_item = last_item + :n "
+                "WHERE session_id = :s RETURNING last_item, version",
+                {"s": session_id, "n": len(items)},
             )
-            stored = renumber(items, last - len(items) + 1, None, as_added=True)
-            tx.run_many(_INSERT, [_insert_params(session_id, item) for item in stored])
-            return stored
+            last, version = int(head[0][0]), int(head[0][1])
+            first = last - len(items) + 1
+            for offset, item in enumerate(items):
+                item.item_id = first + offset
+                item.position = item.item_id * POSITION_GAP
+                item.created_by = None
+            tx.run_many(_INSERT, [_insert_params(session_id, item) for item in items])
+            result = AddResult(tuple(range(first, last + 1)), version)
+            if idempotency is not None:
+                tx.rows(
+                    "INSERT INTO contextwise_idempotency (session_id, idempotency_key, digest, "
+                    "first_item, item_count, version, stored_at) "
+                    "VALUES (:s, :k, :d, :f, :n, :v, :t)",
+                    {
+                        "s": session_id,
+                        "k": idempotency.key,
+                        "d": idempotency.digest,
+                        "f": first,
+                        "n": len(items),
+                        "v": version,
+                        "t": now,
+                    },
+                )
+            return result
 
     def commit(self, session_id: str, change: SessionChange) -> tuple[int, list[StoredMessage]]:
         """Store a change of a session's context, in one transaction."""
+        check_session_id(session_id)
+        check_change(change)
         created_count = sum(len(entry.created) for entry in change.entries)
         with self._open(True) as tx:
             head = tx.rows(
@@ -166,6 +257,7 @@ class SqlStore(abc.ABC):
 
     def archive(self, session_id: str) -> list[StoredArchiveItem]:
         """Read a session's archived messages, by change, then in context order."""
+        check_session_id(session_id)
         with self._open(False) as tx:
             rows = tx.rows(
                 f"SELECT {_COLUMNS}, change_id, step, archived_at FROM contextwise_messages "
@@ -173,15 +265,14 @@ class SqlStore(abc.ABC):
                 "ORDER BY change_id, position, item_id",
                 {"s": session_id},
             )
-        return [
-            StoredArchiveItem(
-                _message(row[:7]), int(row[7]), str(row[8]), datetime.fromisoformat(row[9])
-            )
-            for row in rows
-        ]
+        return [_archive_item(row, session_id) for row in rows]
 
     def change_items(self, session_id: str, change_id: int) -> tuple[list[int], list[int]]:
         """Find what a change did that is still in force."""
+        check_session_id(session_id)
+        check_change_id(change_id)
+        if not 0 < change_id <= MAX_ID:
+            return [], []
         with self._open(False) as tx:
             archived = tx.rows(
                 "SELECT item_id FROM contextwise_messages WHERE session_id = :s AND change_id = :c "
@@ -205,6 +296,8 @@ class SqlStore(abc.ABC):
         Returns:
             The value's version and the value (JSON data), or ``None`` when there is none.
         """
+        key = conversations.check_key(key)
+        ttl = conversations.check_ttl(ttl)
         with self._open(False) as tx:
             return conversations.load(tx, key, ttl)
 
@@ -226,12 +319,18 @@ class SqlStore(abc.ABC):
             SessionConflictError: When another writer stored the key since (code
                 ``conversation_conflict``).
         """
+        key = conversations.check_key(key)
+        version = conversations.check_version(version)
+        ttl = conversations.check_ttl(ttl)
+        conversations.encode(key, value)
         with self._open(True) as tx:
             return conversations.save(tx, key, value, version, ttl)
     # --- the usage ledger and the calibration states ------------------------------------------
 
     def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
         """Add a record to a session's usage ledger (JSON data), in one transaction."""
+        check_session_id(session_id)
+        text = json_text(record, "record")
         with self._open(True) as tx:
             found = tx.rows(
                 "SELECT COALESCE(MAX(seq), 0) FROM contextwise_usage WHERE session_id = :s",
@@ -239,62 +338,121 @@ class SqlStore(abc.ABC):
             )
             tx.rows(
                 "INSERT INTO contextwise_usage (session_id, seq, record) VALUES (:s, :n, :r)",
-                {"s": session_id, "n": int(found[0][0]) + 1, "r": _json(record)},
+                {"s": session_id, "n": int(found[0][0]) + 1, "r": text},
             )
 
     def usage(self, session_id: str) -> list[dict[str, Any]]:
         """Read a session's usage ledger, in the order recorded."""
+        check_session_id(session_id)
         with self._open(False) as tx:
             rows = tx.rows(
                 "SELECT record FROM contextwise_usage WHERE session_id = :s ORDER BY seq",
                 {"s": session_id},
             )
-        return [json.loads(row[0]) for row in rows]
+        return [_loaded(row[0], session_id) for row in rows]
 
     def load_state(self, name: str) -> dict[str, Any] | None:
         """Read a named state (a calibration), or ``None``."""
+        name = check_state_name(name)
         with self._open(False) as tx:
             rows = tx.rows("SELECT state FROM contextwise_states WHERE name = :n", {"n": name})
-        return json.loads(rows[0][0]) if rows else None
+        return _loaded(rows[0][0], name) if rows else None
 
     def save_state(self, name: str, state: dict[str, Any]) -> None:
         """Keep a named state (JSON data), replacing the previous one, in one transaction."""
+        name = check_state_name(name)
+        text = json_text(state, "state")
         with self._open(True) as tx:
             tx.rows(
                 "INSERT INTO contextwise_states (name, state) VALUES (:n, :v) "
                 "ON CONFLICT (name) DO UPDATE SET state = excluded.state",
-                {"n": name, "v": _json(state)},
+                {"n": name, "v": text},
             )
 
 
-def _json(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+def _loaded(text: object, owner: str) -> Any:
+    """A record or state read back; one that does not decode is a damaged row."""
+    try:
+        return json.loads(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise SessionStoreError(
+            "store_row_unreadable", session_id=owner, detail=str(exc)[:200]
+        ) from exc
 
 
 def check_schema(tx: Transaction) -> None:
-    """Create the tables when missing and check the recorded layout version."""
-    for statement in SCHEMA:
-        tx.rows(statement, {})
+    """Create the tables when missing and check the recorded layout version.
+
+    Tables of an older layout, written before the version was recorded, are refused rather than
+    completed: their columns are not this version's.
+    """
+    tx.rows(SCHEMA[0], {})
     rows = tx.rows("SELECT version FROM contextwise_schema WHERE name = :n", {"n": "sessions"})
+    if rows:
+        found = rows[0][0]
+        if not isinstance(found, int) or found != SESSION_SCHEMA_VERSION:
+            raise SessionStoreError(
+                "session_schema_mismatch", found=found, expected=SESSION_SCHEMA_VERSION
+            )
+        return
+    for statement in SCHEMA[1:]:
+        tx.rows(statement, {})
+    for statement in (*LAYOUT, *INDEXES):
+        try:
+            tx.rows(statement, {})
+        except Exception as exc:
+            # A missing column: tables of an older layout (the transaction is given up).
+            raise SessionStoreError(
+                "session_layout_mismatch", expected=SESSION_SCHEMA_VERSION, detail=str(exc)
+            ) from exc
+    if tx.rows("SELECT session_id FROM contextwise_sessions LIMIT 1", {}):
+        raise SessionStoreError("session_layout_mismatch", expected=SESSION_SCHEMA_VERSION)
+    tx.rows(
+        "INSERT INTO contextwise_schema (name, version) VALUES (:n, :v)",
+        {"n": "sessions", "v": SESSION_SCHEMA_VERSION},
+    )
+
+
+def _known(
+    tx: Transaction, session_id: str, idempotency: IdempotencyKey, expired: float
+) -> AddResult | None:
+    """The result of the add that stored this key, or ``None``; expired keys are dropped first.
+
+    The caller holds the session's row lock (its insert), so two adds with one key queue and
+    the second finds the first's key.
+    """
+    tx.rows(
+        "UPDATE contextwise_sessions SET last_item = last_item WHERE session_id = :s",
+        {"s": session_id},
+    )
+    tx.rows(
+        "DELETE FROM contextwise_idempotency WHERE session_id = :s AND stored_at <= :t",
+        {"s": session_id, "t": expired},
+    )
+    rows = tx.rows(
+        "SELECT digest, first_item, item_count, version FROM contextwise_idempotency "
+        "WHERE session_id = :s AND idempotency_key = :k",
+        {"s": session_id, "k": idempotency.key},
+    )
     if not rows:
-        tx.rows(
-            "INSERT INTO contextwise_schema (name, version) VALUES (:n, :v)",
-            {"n": "sessions", "v": SESSION_SCHEMA_VERSION},
+        return None
+    digest, first, count, version = rows[0]
+    if digest != idempotency.digest:
+        raise InvalidValueError(
+            "idempotency_key_reused", session_id=session_id, key=idempotency.key
         )
-    elif int(rows[0][0]) != SESSION_SCHEMA_VERSION:
-        raise SessionStoreError(
-            "session_schema_mismatch", found=int(rows[0][0]), expected=SESSION_SCHEMA_VERSION
-        )
+    first, count = int(first), int(count)
+    return AddResult(tuple(range(first, first + count)), int(version), duplicate=True)
 
 
 def renumber(
-    items: Sequence[StoredMessage], first: int, created_by: int | None, *, as_added: bool
+    items: Sequence[StoredMessage], first: int, created_by: int | None
 ) -> list[StoredMessage]:
-    """Give messages their item ids from ``first``; added messages are placed by their id."""
+    """Give created messages their item ids from ``first``; they keep their planned positions."""
     return [
         StoredMessage(
             first + offset,
-            float(first + offset) if as_added else item.position,
+            item.position,
             item.data,
             item.chars,
             item.tokens,
@@ -325,7 +483,7 @@ def _write_change(
                 for item_id in entry.archived
             ],
         )
-        new = renumber(entry.created, next_item, change_id, as_added=False)
+        new = renumber(entry.created, next_item, change_id)
         next_item += len(new)
         tx.run_many(_INSERT, [_insert_params(session_id, item) for item in new])
         created += new
@@ -349,17 +507,33 @@ def _insert_params(session_id: str, item: StoredMessage) -> dict[str, Any]:
     }
 
 
-def _message(row: Sequence[Any]) -> StoredMessage:
-    return StoredMessage(
-        int(row[0]),
-        float(row[1]),
-        json.loads(row[2]),
-        int(row[3]),
-        None if row[4] is None else int(row[4]),
-        None if row[5] is None else str(row[5]),
-        None if row[6] is None else int(row[6]),
-    )
+def _message(row: Sequence[Any], session_id: str) -> StoredMessage:
+    """A stored message from its row; a row that does not decode is a coded error."""
+    try:
+        return StoredMessage(
+            int(row[0]),
+            int(row[1]),
+            json.loads(row[2]),
+            int(row[3]),
+            None if row[4] is None else int(row[4]),
+            None if row[5] is None else str(row[5]),
+            None if row[6] is None else int(row[6]),
+        )
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise SessionStoreError(
+            "store_row_unreadable", session_id=session_id, detail=str(exc)[:200]
+        ) from exc
 
 
-def _messages(rows: Sequence[Sequence[Any]]) -> list[StoredMessage]:
-    return [_message(row) for row in rows]
+def _messages(rows: Sequence[Sequence[Any]], session_id: str) -> list[StoredMessage]:
+    return [_message(row, session_id) for row in rows]
+
+
+def _archive_item(row: Sequence[Any], session_id: str) -> StoredArchiveItem:
+    item = _message(row[:7], session_id)
+    try:
+        return StoredArchiveItem(item, int(row[7]), str(row[8]), datetime.fromisoformat(row[9]))
+    except (TypeError, ValueError) as exc:
+        raise SessionStoreError(
+            "store_row_unreadable", session_id=session_id, detail=str(exc)[:200]
+        ) from exc

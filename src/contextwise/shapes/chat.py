@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, Final, TypeGuard
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE
 from contextwise.shapes.facts import (
@@ -42,9 +43,7 @@ def read_chat(message: Mapping[str, Any], reader: Reader) -> MessageFacts:
     shape: MessageShape = "openai-responses" if message.get("type") == "message" else "openai-chat"
     if role == "tool":
         facts.has_results = facts.only_results = True
-        answered = message.get("tool_call_id")
-        if isinstance(answered, str):
-            facts.results.append(answered)
+        reader.key(message.get("tool_call_id"), "tool_call_id", facts.results)
     content = message.get("content")
     if isinstance(content, str):
         reader.text(content, "content")
@@ -80,7 +79,7 @@ def chat_role(message: Mapping[str, Any], index: int) -> Role:
         return known
     if role is None:
         raise InvalidValueError("missing_message_role", index=index)
-    raise InvalidValueError("unknown_message_role", index=index, role=repr(role))
+    raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
 
 
 def _tool_calls(tool_calls: object, reader: Reader, facts: MessageFacts) -> None:
@@ -92,9 +91,7 @@ def _tool_calls(tool_calls: object, reader: Reader, facts: MessageFacts) -> None
         where = f"tool_calls[{number}]"
         if not isinstance(call, Mapping):
             reader.bad(where, call)
-        call_id = call.get("id")
-        if isinstance(call_id, str):
-            facts.calls.append(call_id)
+        reader.key(call.get("id"), f"{where}.id", facts.calls)
         function = call.get("function")
         if function is None:
             # LangChain's dict form puts name and args on the call itself.

@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
+from contextwise._checks import finite_float
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 
 PartKind: TypeAlias = Literal["image", "audio", "video", "file", "encrypted"]
@@ -92,18 +94,17 @@ class PartEstimate:
     def __post_init__(self) -> None:
         for name in ("image_tokens", "audio_tokens", "video_tokens", "file_tokens"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InvalidValueError("invalid_part_estimate", field=name, value=repr(value))
+            if not isinstance(value, int) or finite_float(value) is None or value < 0:
+                raise InvalidValueError(
+                    "invalid_part_estimate", field=name, value=short_repr(value)
+                )
         for name in ("encrypted_ratio", "chars_per_token"):
             value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
-                or (name == "chars_per_token" and value == 0)
-            ):
-                raise InvalidValueError("invalid_part_estimate", field=name, value=repr(value))
+            number = finite_float(value)
+            if number is None or number < 0 or (name == "chars_per_token" and number == 0):
+                raise InvalidValueError(
+                    "invalid_part_estimate", field=name, value=short_repr(value)
+                )
 
     def flat_chars(self, kind: PartKind) -> int:
         """Return the characters of a part of this kind whose size is unknown.

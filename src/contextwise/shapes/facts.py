@@ -6,7 +6,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Final, Literal, NoReturn, TypeAlias
 
-from contextwise.errors import InvalidTypeError
+from contextwise._checks import MAX_DEPTH, too_deep
+from contextwise._translation import short_text
+from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.estimate import PartEstimate
 
 MessageShape: TypeAlias = Literal[
@@ -97,7 +99,7 @@ class Reader:
         sink: The list that receives the message's text pieces, or ``None``.
     """
 
-    __slots__ = ("chars", "estimate", "estimated", "estimated_chars", "index", "sink")
+    __slots__ = ("chars", "depth", "estimate", "estimated", "estimated_chars", "index", "sink")
 
     def __init__(self, index: int, estimate: PartEstimate, sink: list[str] | None) -> None:
         self.index = index
@@ -106,6 +108,7 @@ class Reader:
         self.chars = 0
         self.estimated = 0
         self.estimated_chars = 0
+        self.depth = 2  # the message and its content list
 
     def text(self, value: object, where: str) -> None:
         """Count a text field: ``None`` counts zero, a string its length, anything else is an
@@ -120,7 +123,16 @@ class Reader:
 
     def data(self, value: object) -> None:
         """Count structured data (tool arguments, results) as its compact JSON text."""
-        self.text(value if isinstance(value, str) else compact_json(value), "")
+        self.text(value if isinstance(value, str) else compact_json(value, self.index), "")
+
+    def key(self, value: object, where: str, keys: list[CallKey]) -> None:
+        """Record a tool call's id: a string, or none at all. Any other value (an integer id)
+        would pair with nothing, so it is an error rather than a call left unpaired."""
+        if value is None:
+            return
+        if not isinstance(value, str):
+            self.bad(where, value)
+        keys.append(value)
 
     def part(self, chars: int) -> None:
         """Count a part measured by an estimate."""
@@ -172,7 +184,26 @@ class ToolCall:
     """The name of the tool it calls."""
 
 
-def compact_json(value: object) -> str:
+def compact_json(value: object, index: int = 0) -> str:
     """The compact JSON text of a value: no spaces, non-ASCII characters kept, other objects as
-    their ``str``."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    their ``str``.
+
+    Args:
+        value: Structured data of a message (tool arguments or results), or a whole item.
+        index: The message's index, for errors.
+
+    Raises:
+        InvalidValueError: When the value is nested deeper than the limit (code
+            ``message_too_deep``), or JSON cannot encode it: a container that holds itself, a
+            key that is not a string or number, an integer of more than 4,300 digits (code
+            ``message_value_not_json``).
+    """
+    if too_deep(value):
+        raise InvalidValueError("message_too_deep", index=index, limit=MAX_DEPTH)
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except Exception as exc:
+        # A cycle, a tuple key, a huge int, or an object whose str() fails.
+        raise InvalidValueError(
+            "message_value_not_json", index=index, reason=short_text(exc)
+        ) from exc

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.facts import (
     CallKey,
@@ -54,7 +55,7 @@ def read_content(content: Mapping[str, Any], reader: Reader) -> MessageFacts:
         response = _field(part, "functionResponse", "function_response")
         if isinstance(response, Mapping):
             facts.has_results = True
-            facts.results.append(_call_key(response))
+            facts.results.append(_call_key(response, reader, f"{where}.functionResponse"))
             reader.data(response.get("response"))
             continue
         other = True
@@ -72,14 +73,14 @@ def _role(content: Mapping[str, Any], index: int) -> Role:
         return known
     if role is None:
         raise InvalidValueError("missing_message_role", index=index)
-    raise InvalidValueError("unknown_message_role", index=index, role=repr(role))
+    raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
 
 
 def _part(part: Mapping[str, Any], reader: Reader, where: str, facts: MessageFacts) -> None:
     reader.text(part.get("text"), f"{where}.text")
     call = _field(part, "functionCall", "function_call")
     if isinstance(call, Mapping):
-        facts.calls.append(_call_key(call))
+        facts.calls.append(_call_key(call, reader, f"{where}.functionCall"))
         reader.text(call.get("name"), f"{where}.functionCall.name")
         if call.get("args") is not None:
             reader.data(call["args"])
@@ -115,9 +116,12 @@ def _field(part: Mapping[str, Any], camel: str, snake: str) -> Any:
     return part.get(snake) if value is None else value
 
 
-def _call_key(call: Mapping[str, Any]) -> CallKey:
-    """A call's id, or its name for pairing by order and name."""
+def _call_key(call: Mapping[str, Any], reader: Reader | None = None, where: str = "") -> CallKey:
+    """A call's id, or its name for pairing by order and name; when reading a message, an id
+    that is not a string would pair with nothing, so it is an error."""
     call_id = call.get("id")
+    if reader is not None and call_id is not None and not isinstance(call_id, str):
+        reader.bad(f"{where}.id", call_id)
     if isinstance(call_id, str) and call_id:
         return call_id
     name = call.get("name")

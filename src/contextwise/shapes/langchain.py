@@ -15,6 +15,7 @@ from itertools import compress, repeat
 from operator import attrgetter, concat, is_
 from typing import Any, Final
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.chat import THINKING_BLOCKS, content_text, read_call
 from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
@@ -75,9 +76,7 @@ def read_langchain(message: Any, reader: Reader) -> MessageFacts:
         reader.bad("content", content)
     if role == "tool":
         facts.has_results = facts.only_results = True
-        answered = getattr(message, "tool_call_id", None)
-        if isinstance(answered, str):
-            facts.results.append(answered)
+        reader.key(getattr(message, "tool_call_id", None), "tool_call_id", facts.results)
     elif role == "assistant":
         _calls(message, reader, facts)
     return reader.finish(facts)
@@ -92,7 +91,7 @@ def _role(message: Any, index: int) -> Role:
         role = kind
         known = TYPES.get(kind) if isinstance(kind, str) else None
     if known is None:
-        raise InvalidValueError("unknown_message_role", index=index, role=repr(role))
+        raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
     return known
 
 
@@ -101,14 +100,16 @@ def _calls(message: Any, reader: Reader, facts: MessageFacts) -> None:
     seen = set(facts.calls)
     for field in ("tool_calls", "invalid_tool_calls"):
         calls = getattr(message, field, None) or ()
+        if not isinstance(calls, list | tuple):
+            reader.bad(field, calls)
         for number, call in enumerate(calls):
             if not isinstance(call, Mapping):
                 reader.bad(f"{field}[{number}]", call)
             call_id = call.get("id")
-            if call_id in seen:
+            if isinstance(call_id, str) and call_id in seen:
                 continue
-            if isinstance(call_id, str) and field == "tool_calls":
-                facts.calls.append(call_id)
+            if field == "tool_calls":
+                reader.key(call_id, f"{field}[{number}].id", facts.calls)
             read_call(call, reader, f"{field}[{number}]")
     extra = getattr(message, "additional_kwargs", None)
     if isinstance(extra, Mapping) and not facts.calls:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from contextwise._checks import MAX_DEPTH
+from contextwise.errors import InvalidValueError
 from contextwise.shapes.facts import MessageFacts, Reader
 
 ANTHROPIC_KINDS: Final[frozenset[str]] = frozenset(
@@ -62,16 +64,12 @@ def read_parts(
                 kinds.add("image/source")  # an Anthropic image, not a LangChain one
         if kind == "tool_result":
             links.has_results = True
-            answered = part.get("tool_use_id")
-            if isinstance(answered, str):
-                links.results.append(answered)
+            reader.key(part.get("tool_use_id"), f"{at}.tool_use_id", links.results)
             _inner(part.get("content"), reader, f"{at}.content", links)
             continue
         other = True
         if kind == "tool_use":
-            call_id = part.get("id")
-            if isinstance(call_id, str):
-                links.calls.append(call_id)
+            reader.key(part.get("id"), f"{at}.id", links.calls)
         read_part(part, kind, reader, at, links)
     if links.has_results and not other:
         links.only_results = True
@@ -141,8 +139,15 @@ def _plain(part: Mapping[str, object], kind: object, reader: Reader, at: str) ->
 
 def _inner(content: object, reader: Reader, at: str, links: MessageFacts) -> None:
     if isinstance(content, list | tuple):
+        # Each level of parts in parts is two levels of JSON (a list, then an object).
+        reader.depth += 2
+        if reader.depth > MAX_DEPTH:
+            raise InvalidValueError("message_too_deep", index=reader.index, limit=MAX_DEPTH)
         nested = MessageFacts(links.shape, links.role)
-        read_parts(content, reader, at, nested)
+        try:
+            read_parts(content, reader, at, nested)
+        finally:
+            reader.depth -= 2
     else:
         reader.text(content, at)
 

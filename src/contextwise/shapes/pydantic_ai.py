@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any, Final
 
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartKind
 from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
@@ -46,7 +47,7 @@ def read_pydantic_ai(message: Any, reader: Reader) -> MessageFacts:
     """
     kind = getattr(message, "kind", None)
     if kind not in ("request", "response"):
-        raise InvalidValueError("unknown_message_role", index=reader.index, role=repr(kind))
+        raise InvalidValueError("unknown_message_role", index=reader.index, role=short_repr(kind))
     parts = getattr(message, "parts", None)
     if not isinstance(parts, Sequence):
         reader.bad("parts", parts)

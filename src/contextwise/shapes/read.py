@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
+from contextwise._checks import require_instance
+from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.chat import read_chat
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartEstimate
@@ -50,8 +52,8 @@ def read_message(
             (``unknown_message_role``) or a ``type`` that no shape knows
             (``unknown_message_type``).
         InvalidTypeError: When the message is neither a mapping nor a supported object
-            (``message_not_a_mapping``), or a field has a type its shape does not allow
-            (``invalid_message_field``).
+            (``message_not_a_mapping``), a field has a type its shape does not allow
+            (``invalid_message_field``), or ``sink`` is not a list (``not_an_instance``).
 
     Examples:
         >>> facts = read_message({"role": "model", "parts": [
@@ -62,6 +64,8 @@ def read_message(
         >>> read_message(item, unknown_items="opaque").chars
         39
     """
+    if sink is not None:
+        require_instance(sink, list, "sink", "list")
     reader = Reader(index, part_estimate or DEFAULT_PART_ESTIMATE, sink)
     mark = 0 if sink is None else len(sink)
     try:
@@ -71,7 +75,7 @@ def read_message(
             raise
     if sink is not None:
         del sink[mark:]
-    return opaque_facts(message, sink)
+    return opaque_facts(message, sink, index)
 
 
 _UNKNOWN_CODES: Final = frozenset({"unknown_message_role", "unknown_message_type"})
@@ -89,10 +93,12 @@ def _read(message: object, reader: Reader) -> MessageFacts:
     )
 
 
-def opaque_facts(message: object, sink: list[str] | None = None) -> MessageFacts:
+def opaque_facts(
+    message: object, sink: list[str] | None = None, index: int = 0
+) -> MessageFacts:
     """The facts of an item that no shape knows, kept as one opaque unit: an assistant item
     without tool calls, measured by its compact JSON (an object by its ``str``)."""
-    text = compact_json(message)
+    text = compact_json(message, index)
     if sink is not None:
         sink.append(text)
     return MessageFacts(_apparent_shape(message), "assistant", chars=len(text))
@@ -118,7 +124,7 @@ def _read_mapping(message: Mapping[str, Any], reader: Reader) -> MessageFacts:
         return read_item(message, kind, reader)
     if "role" in message or kind in (None, "message"):
         return read_chat(message, reader)
-    raise InvalidValueError("unknown_message_type", index=reader.index, type=repr(kind))
+    raise InvalidValueError("unknown_message_type", index=reader.index, type=short_repr(kind))
 
 
 def message_shape(message: object) -> MessageShape:

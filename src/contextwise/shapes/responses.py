@@ -81,16 +81,16 @@ def read_item(item: Mapping[str, Any], kind: str, reader: Reader) -> MessageFact
         if value is not None:
             reader.data(value)
     if kind in CALLS:
-        _key(item.get("call_id"), facts.calls)
+        reader.key(item.get("call_id"), "call_id", facts.calls)
     elif kind in OUTPUTS:
         facts.has_results = facts.only_results = True
-        _key(item.get("call_id", item.get("id")), facts.results)
+        reader.key(item.get("call_id", item.get("id")), "call_id", facts.results)
         _output(item.get("output"), reader, facts)
     elif kind == "mcp_approval_request":
-        _key(item.get("id"), facts.calls)
+        reader.key(item.get("id"), "id", facts.calls)
     elif kind == "mcp_approval_response":
         facts.has_results = facts.only_results = True
-        _key(item.get("approval_request_id"), facts.results)
+        reader.key(item.get("approval_request_id"), "approval_request_id", facts.results)
     elif kind == "reasoning":
         facts.leads = True
         _reasoning(item, reader)
@@ -101,11 +101,6 @@ def read_item(item: Mapping[str, Any], kind: str, reader: Reader) -> MessageFact
     elif kind == "compaction":
         _encrypted(item.get("encrypted_content"), reader)
     return reader.finish(facts)
-
-
-def _key(value: object, keys: list[str | tuple[str, str]]) -> None:
-    if isinstance(value, str):
-        keys.append(value)
 
 
 def _output(output: object, reader: Reader, facts: MessageFacts) -> None:

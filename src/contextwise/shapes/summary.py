@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
 
+from contextwise._translation import short_repr
+from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.read import read_message
 
 SummaryRole: TypeAlias = Literal["user", "assistant", "system", "developer"]
 """The roles a summary message can take."""
+
+SUMMARY_ROLES: tuple[str, ...] = get_args(SummaryRole)
 
 
 def summary_message(text: str, role: SummaryRole = "user", like: object = None) -> Any:
@@ -36,8 +40,10 @@ def summary_message(text: str, role: SummaryRole = "user", like: object = None) 
         The summary message.
 
     Raises:
-        InvalidValueError: When ``like`` is a message that no shape recognises.
-        InvalidTypeError: When ``like`` is neither a mapping nor a supported object.
+        InvalidValueError: When ``like`` is a message that no shape recognises, or ``role`` is
+            not a summary role (code ``invalid_choice``).
+        InvalidTypeError: When ``text`` is not a string (code ``not_a_string``: a NaN is no
+            summary), or ``like`` is neither a mapping nor a supported object.
 
     Examples:
         >>> summary_message("Earlier: the user asked for the weather.")
@@ -45,6 +51,12 @@ def summary_message(text: str, role: SummaryRole = "user", like: object = None) 
         >>> summary_message("Done.", "assistant", like={"role": "user", "parts": [{"text": "Hi"}]})
         {'role': 'model', 'parts': [{'text': 'Done.'}]}
     """
+    if not isinstance(text, str):
+        raise InvalidTypeError("not_a_string", name="text", type_name=type(text).__name__)
+    if role not in SUMMARY_ROLES:
+        raise InvalidValueError(
+            "invalid_choice", field="role", expected=list(SUMMARY_ROLES), value=short_repr(role)
+        )
     shape = "openai-chat" if like is None else read_message(like).shape
     if shape == "openai-responses":
         return {"type": "message", "role": role, "content": text}
