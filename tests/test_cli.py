@@ -117,7 +117,13 @@ def test_audit_prints_a_table_of_what_reduce_would_change(folder: Path) -> None:
 
 def test_audit_writes_the_report_as_json(folder: Path) -> None:
     result = run(
-        "policy", "audit", "good.json", "--history", "history.json", "--format", "json",
+        "policy",
+        "audit",
+        "good.json",
+        "--history",
+        "history.json",
+        "--format",
+        "json",
         cwd=folder,
     )
     payload = json.loads(result.stdout)
@@ -150,9 +156,7 @@ def test_usage_errors_exit_2(folder: Path) -> None:
 def run_bytes(*args: bytes | str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
     """Run the command with arguments that may not be UTF-8, and keep its output as bytes."""
     assert SCRIPT is not None
-    return subprocess.run(
-        [SCRIPT, *args], cwd=cwd, capture_output=True, check=False, timeout=120
-    )
+    return subprocess.run([SCRIPT, *args], cwd=cwd, capture_output=True, check=False, timeout=120)
 
 
 def test_a_fifo_a_device_or_a_directory_is_a_coded_problem_never_a_wait(folder: Path) -> None:
@@ -203,8 +207,11 @@ def test_a_history_of_responses_items_is_audited_and_unknown_items_are_problems(
         {"type": "reasoning", "id": "rs_1", "summary": []},
         {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c1", "output": "Sunny, " + "warm " * 20},
-        {"type": "message", "role": "assistant",
-         "content": [{"type": "output_text", "text": "It is sunny."}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "It is sunny."}],
+        },
         {"type": "message", "role": "user", "content": "And tomorrow?"},
     ]
     (folder / "items.json").write_text(json.dumps(items), encoding="utf-8")
@@ -253,3 +260,52 @@ def test_a_reader_that_goes_away_gets_no_traceback(folder: Path) -> None:
         errors = process.stderr.read()
         status = process.wait(timeout=120)
     assert status == 0 and b"Traceback" not in errors
+
+
+def test_audit_reads_the_histories_the_frameworks_save(folder: Path) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, messages_to_dict
+    from pydantic_ai.messages import (
+        ModelMessagesTypeAdapter,
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    langchain: list[Any] = []
+    pydantic_ai: list[Any] = []
+    for n in range(4):
+        call = {"name": "weather", "args": {"city": f"City {n}"}, "id": f"c{n}"}
+        langchain += [
+            HumanMessage(f"Question {n}?"),
+            AIMessage("", tool_calls=[call]),
+            ToolMessage("Sunny. " * 5, tool_call_id=f"c{n}"),
+            AIMessage(f"Answer {n}."),
+        ]
+        pydantic_ai += [
+            ModelRequest(parts=[UserPromptPart(f"Question {n}?")]),
+            ModelResponse(
+                parts=[ToolCallPart("weather", {"city": f"City {n}"}, tool_call_id=f"c{n}")]
+            ),
+            ModelRequest(parts=[ToolReturnPart("weather", "Sunny. " * 5, tool_call_id=f"c{n}")]),
+            ModelResponse(parts=[TextPart(f"Answer {n}.")]),
+        ]
+    (folder / "langchain.json").write_text(json.dumps(messages_to_dict(langchain)), "utf-8")
+    (folder / "pydantic_ai.json").write_bytes(ModelMessagesTypeAdapter.dump_json(pydantic_ai))
+    for name in ("langchain.json", "pydantic_ai.json"):
+        result = run(
+            "policy", "audit", "good.json", "--history", name, "--format", "json", cwd=folder
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        report = json.loads(result.stdout)["report"]
+        assert report["before_chars"] > report["after_chars"] > 0, name
+        assert report["changes"][0]["status"] == "applied", name
+
+
+def test_a_problem_in_the_history_names_the_history_file(folder: Path) -> None:
+    (folder / "wrong.json").write_text(json.dumps([{"role": "critic", "content": "x"}]), "utf-8")
+    result = run("policy", "audit", "good.json", "--history", "wrong.json", cwd=folder)
+    assert result.returncode == 1
+    assert result.stdout.startswith("wrong.json: unknown_message_role"), result.stdout

@@ -24,8 +24,8 @@ import os
 import stat
 import sys
 import unicodedata
-from collections.abc import Sequence
-from typing import Any, TextIO
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, TextIO
 
 from contextwise._checks import MAX_DEPTH, too_deep
 from contextwise._translation import short_text
@@ -66,13 +66,9 @@ _INTERNAL = N_(
 )
 
 _NO_PROBLEM = N_("{path}: no problem found.")
-_SKIPPED = N_(
-    "Skipped steps, which need the application's compressors or apps: {steps}."
-)
+_SKIPPED = N_("Skipped steps, which need the application's compressors or apps: {steps}.")
 _ESTIMATED = N_("Tokens are estimated with the built-in estimate counter.")
-_SUMMARY = N_(
-    "Policy {path}: {before} characters before, {after} after; target met: {met}."
-)
+_SUMMARY = N_("Policy {path}: {before} characters before, {after} after; target met: {met}.")
 _SHORTFALL = N_("Shortfall: {chars} characters, {tokens} tokens above the targets.")
 _YES = N_("yes")
 _NO = N_("no")
@@ -150,6 +146,7 @@ def _silence(out: TextIO) -> None:
         os.dup2(devnull, out.fileno())
     except (OSError, ValueError, AttributeError):
         pass
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -372,8 +369,96 @@ def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:
     if data and not all(_is_fragment(item) for item in data):
         named = {step.fragment_id for step in policy.steps}
         fragment_id = named.pop() if len(named) == 1 else "history"
-        return [Fragment(fragment_id, messages=data)]
+        return [Fragment(fragment_id, messages=framework_messages(data))]
     return coerce_fragments(data)
+
+
+_LANGCHAIN_ROLES: Final[Mapping[str, str]] = {
+    "human": "user",
+    "ai": "assistant",
+    "tool": "tool",
+    "system": "system",
+}
+
+
+def framework_messages(items: list[Any]) -> list[Any]:
+    """A list of messages as the frameworks save them, in OpenAI Chat shape; other lists as they
+    are.
+
+    LangChain's ``messages_to_dict`` output (``{"type": ..., "data": {...}}`` entries) and
+    pydantic-ai's ``ModelMessagesTypeAdapter`` JSON (``{"kind": "request" | "response",
+    "parts": [...]}`` entries) are read without importing either framework.
+    """
+    if all(isinstance(item, dict) and set(item) == {"type", "data"} for item in items):
+        return [_from_langchain(item["type"], item["data"]) for item in items]
+    if all(
+        isinstance(item, dict) and item.get("kind") in ("request", "response") for item in items
+    ):
+        return [message for item in items for message in _from_pydantic_ai(item)]
+    return items
+
+
+def _from_langchain(kind: object, data: object) -> Any:
+    if not isinstance(data, dict):
+        return {"type": kind, "data": data}  # left for the shapes to refuse, with its index
+    role = data.get("role") if kind == "chat" else _LANGCHAIN_ROLES.get(str(kind))
+    message: dict[str, Any] = {"role": role, "content": data.get("content") or ""}
+    if kind == "ai" and data.get("tool_calls"):
+        message["tool_calls"] = [
+            {
+                "id": call.get("id"),
+                "type": "function",
+                "function": {
+                    "name": call.get("name"),
+                    "arguments": json.dumps(call.get("args", {}), ensure_ascii=False),
+                },
+            }
+            for call in data["tool_calls"]
+            if isinstance(call, dict)
+        ]
+    if kind == "tool":
+        message["tool_call_id"] = data.get("tool_call_id")
+    return message
+
+
+def _from_pydantic_ai(item: dict[str, Any]) -> list[Any]:
+    parts = item.get("parts")
+    if not isinstance(parts, list):
+        return [item]
+    if item["kind"] == "response":
+        texts = [p.get("content") for p in parts if p.get("part_kind") == "text"]
+        calls = [p for p in parts if p.get("part_kind") == "tool-call"]
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(map(str, texts))}
+        if calls:
+            message["tool_calls"] = [_pydantic_ai_call(call) for call in calls]
+        return [message]
+    found: list[Any] = []
+    for part in parts:
+        kind = part.get("part_kind")
+        if kind == "system-prompt":
+            found.append({"role": "system", "content": part.get("content", "")})
+        elif kind == "user-prompt":
+            content = part.get("content", "")
+            found.append({"role": "user", "content": content if isinstance(content, str) else ""})
+        elif kind in ("tool-return", "retry-prompt"):
+            content = part.get("content", "")
+            text = content if isinstance(content, str) else json.dumps(content, default=str)
+            found.append(
+                {"role": "tool", "tool_call_id": part.get("tool_call_id"), "content": text}
+            )
+    return found
+
+
+def _pydantic_ai_call(call: dict[str, Any]) -> dict[str, Any]:
+    args = call.get("args", {})
+    return {
+        "id": call.get("tool_call_id"),
+        "type": "function",
+        "function": {
+            "name": call.get("tool_name"),
+            "arguments": args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
+        },
+    }
 
 
 def _is_fragment(item: object) -> bool:
@@ -413,14 +498,16 @@ def runnable(policy: ContextPolicy) -> tuple[ContextPolicy, list[str]]:
 def _audit(path: str, history: str, locale: Locale, form: str, out: TextIO) -> int:
     try:
         policy = load_policy(path)
+    except ContextwiseError as err:
+        return _check_failed(path, err, locale, form, out)
+    # What goes wrong from here is the history's fault: the problem names the history file.
+    try:
         fragments = load_history(history, policy)
         audited, skipped = runnable(policy)
         counter = EstimateCounter() if token_limits(audited) else None
-        report = process_context(
-            audited, fragments, counter=counter, unknown_items="error"
-        ).report
+        report = process_context(audited, fragments, counter=counter, unknown_items="error").report
     except ContextwiseError as err:
-        return _check_failed(path, err, locale, form, out)
+        return _check_failed(history, err, locale, form, out)
     if form == "json":
         payload = {
             "file": shown_path(path),
@@ -519,8 +606,9 @@ def render_table(
 def _align_columns(rows: list[list[str]]) -> list[str]:
     widths = [max(_width(row[column]) for row in rows) for column in range(len(rows[0]))]
     return [
-        "  ".join(cell + " " * (widths[index] - _width(cell)) for index, cell in enumerate(row))
-        .rstrip()
+        "  ".join(
+            cell + " " * (widths[index] - _width(cell)) for index, cell in enumerate(row)
+        ).rstrip()
         for row in rows
     ]
 
