@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import inspect
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -128,6 +129,8 @@ class _Plan:
     error_code: str | None = None
     deferred: bool = False
     forced: bool = False
+    chars: int | None = None
+    """The candidate's characters, when the wait check measured them."""
 
 
 class Conversation:
@@ -182,6 +185,8 @@ class Conversation:
         self.max_memory_bytes = max_memory_bytes
         self._fingerprint = fingerprint
         self._memory: OrderedDict[str, Remembered] = OrderedDict()
+        # The store's calls of async faces run in worker threads: the memory is shared with them.
+        self._lock = threading.Lock()
         self._memory_bytes = 0
         policy_ = self.runner.policy
         self._gap_chars = _gap(policy_.trigger_chars, policy_.target_input_chars)
@@ -209,17 +214,20 @@ class Conversation:
     async def afit(self, messages: Sequence[MessageT], key: str | None = None) -> list[MessageT]:
         """Return the messages the model should see, awaiting async compressors and callbacks;
         the store's calls run in a worker thread."""
-        loaded = await asyncio.to_thread(self._load, key) if self.store else self._load(key)
+        loaded: Remembered | str | None = self._recall(key)
+        if loaded is None and key is not None and self.store is not None:
+            loaded = await asyncio.to_thread(self._read_store, key)
         plan = self._plan(messages, key, loaded)
         if plan.deferred:
             result = self._idle(plan)
         else:
             result = await self.runner.aprocess(self._fragments(plan))
+        memory = self._prepared(plan, result)
         if self.store is not None:
-            memory = await asyncio.to_thread(self._prepared, plan, result)
+            # The store's write blocks: it runs in a worker thread, never on the event loop.
+            result = await asyncio.to_thread(self._stored, plan, result, memory, self._save)
         else:
-            memory = self._prepared(plan, result)
-        result = self._stored(plan, result, memory, self._save)
+            result = self._stored(plan, result, memory, self._save)
         if self.on_result is not None:
             reply = self.on_result(result)
             if inspect.isawaitable(reply):
@@ -231,16 +239,26 @@ class Conversation:
     def _load(self, key: str | None) -> Remembered | str | None:
         """What is remembered under a key: from this process, else from the store; a store
         error's code when the store failed."""
+        found = self._recall(key)
+        if found is not None or key is None or self.store is None:
+            return found
+        return self._read_store(key)
+
+    def _recall(self, key: str | None) -> Remembered | None:
+        """What this process remembers under a key."""
         if key is None:
             return None
-        found = self._memory.get(key)
-        if found is not None:
-            self._memory.move_to_end(key)
+        with self._lock:
+            found = self._memory.get(key)
+            if found is not None:
+                self._memory.move_to_end(key)
             return found
-        if self.store is None:
-            return None
+
+    def _read_store(self, key: str) -> Remembered | str | None:
+        """What the store keeps under a key (``None`` when nothing), or a store error's code."""
         try:
-            stored = self.store.load_conversation(key, ttl=self.ttl)  # type: ignore[attr-defined]
+            store: Any = self.store
+            stored = store.load_conversation(key, ttl=self.ttl)
             return None if stored is None else Remembered.from_json(stored[1], stored[0])
         except ContextwiseError as error:
             return error.code
@@ -284,7 +302,7 @@ class Conversation:
         if previous.wait_chars is None and previous.wait_tokens is None:
             return
         measure = measure_of(self.runner)
-        chars = sum(measure.profile(plan.candidate).sizes)
+        chars = plan.chars = sum(measure.profile(plan.candidate).sizes)
         tokens = None
         if measure.counter is not None:
             tokens = sum(measure.one_message_tokens(message) for message in plan.candidate)
@@ -304,9 +322,9 @@ class Conversation:
         return [Fragment(self.fragment_id, messages=plan.candidate)]
 
     def _idle(self, plan: _Plan) -> ContextResult:
-        """The result of a call on which the policy waits: the candidate, unchanged."""
-        measure = measure_of(self.runner)
-        chars = sum(measure.profile(plan.candidate).sizes)
+        """The result of a call on which the policy waits: the candidate, unchanged (measured
+        by the wait check)."""
+        chars = plan.chars if plan.chars is not None else 0
         report = ContextProcessingReport(
             mode=self.runner.policy.mode, before_chars=chars, after_chars=chars
         )
@@ -385,20 +403,24 @@ class Conversation:
                     key, remembered.to_json(), remembered.version, ttl=self.ttl
                 )
             except ContextwiseError as error:
-                self._forget(key)
+                with self._lock:
+                    self._forget(key)
                 return error.code
             except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
-                self._forget(key)
+                with self._lock:
+                    self._forget(key)
                 return "session_store_failed"
-        self._forget(key)
-        self._memory[key] = remembered
-        self._memory_bytes += remembered.size
-        while self._memory_bytes > self.max_memory_bytes and len(self._memory) > 1:
-            _, oldest = self._memory.popitem(last=False)
-            self._memory_bytes -= oldest.size
+        with self._lock:
+            self._forget(key)
+            self._memory[key] = remembered
+            self._memory_bytes += remembered.size
+            while self._memory_bytes > self.max_memory_bytes and len(self._memory) > 1:
+                _, oldest = self._memory.popitem(last=False)
+                self._memory_bytes -= oldest.size
         return None
 
     def _forget(self, key: str) -> None:
+        """Drop a key from this process's memory; the caller holds the lock."""
         old = self._memory.pop(key, None)
         if old is not None:
             self._memory_bytes -= old.size
