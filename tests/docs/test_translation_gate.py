@@ -14,7 +14,7 @@ import pytest
 
 from tools.i18n import catalogs, languages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 LOCALES = languages.translated()
 DOMAINS = ("contextwise", "reference", "site")

@@ -9,7 +9,7 @@ from babel.messages.catalog import Catalog
 
 from tools.i18n import catalogs, languages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_template_is_fresh() -> None:

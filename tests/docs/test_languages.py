@@ -19,7 +19,7 @@ from support.reference import cli, copy_fixture
 from tools.docs import site_config
 from tools.i18n import catalogs, languages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GERMAN = i18n.Language("de", "de", "Deutsch")  # type: ignore[arg-type]  # not a Locale yet
 
 
