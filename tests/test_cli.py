@@ -309,3 +309,16 @@ def test_a_problem_in_the_history_names_the_history_file(folder: Path) -> None:
     result = run("policy", "audit", "good.json", "--history", "wrong.json", cwd=folder)
     assert result.returncode == 1
     assert result.stdout.startswith("wrong.json: unknown_message_role"), result.stdout
+
+
+def test_version_prints_the_installed_release(folder: Path) -> None:
+    from importlib.metadata import version
+
+    import contextwise
+
+    result = run("--version", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"contextwise {version('contextwise')}"
+    assert contextwise.__version__ == version("contextwise")
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'version = "{contextwise.__version__}"' in pyproject

@@ -3,6 +3,8 @@
 The package root is the table of contents: every public name is importable from here.
 """
 
+from importlib import metadata as _metadata
+
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
 from contextwise.calibration import (
     CALIBRATION_STATE_VERSION,
@@ -207,7 +209,8 @@ from contextwise.usage import (
     usage_from,
 )
 
-__version__ = "0.1.0"
+__version__: str = _metadata.version("contextwise")
+"""The installed release of contextwise, read from the package's metadata (pyproject.toml)."""
 
 __all__ = [
     "ANTHROPIC_COMPACTION_BETA",

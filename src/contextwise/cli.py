@@ -3,6 +3,7 @@
     contextwise policy check FILE... [--lang fr|zh] [--format text|json]
     contextwise policy audit FILE --history HISTORY.json [--lang fr|zh] [--format text|json]
     contextwise schema
+    contextwise --version
 
 ``policy check`` prints one line per problem, each with its stable code, and exits with 1 when
 any file has a problem: a CI job runs it on every policy file. ``policy audit`` runs the policy in
@@ -27,6 +28,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TextIO
 
+from contextwise import __version__
 from contextwise._checks import MAX_DEPTH, too_deep
 from contextwise._translation import short_text
 from contextwise.errors import ContextwiseError, InvalidTypeError, PolicyConfigurationError
@@ -152,6 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="contextwise", description="Check and audit contextwise policy files."
     )
+    parser.add_argument("--version", action="version", version=f"contextwise {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     policy = commands.add_parser("policy", help="check or audit policy files")
     policy_commands = policy.add_subparsers(dest="policy_command", required=True)

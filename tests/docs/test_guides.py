@@ -8,9 +8,9 @@ it. Top-level ``await`` is allowed, as in an asyncio REPL.
 
 Generated reference pages: their examples are the docstrings' doctests, shown as ``pycon`` blocks.
 Those are run where they are written, by ``pytest --doctest-modules`` over ``src/contextwise``, and
-``gen_sdk_reference render --check`` (tests/docs/test_reference.py) proves the pages show exactly the
-current docstrings; running them a second time here would add nothing. What a reference page adds
-is its import line, and that is run below for every page in every language.
+``gen_sdk_reference render --check`` (tests/docs/test_reference.py) proves the pages show exactly
+the current docstrings; running them a second time here would add nothing. What a reference page
+adds is its import line, and that is run below for every page in every language.
 """
 
 from __future__ import annotations
