@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: docs serve test lint types catalogs bench perf-page clean
+.PHONY: docs serve test lint types catalogs tokenizers bench perf-page clean
 
 $(STAMP): pyproject.toml tools/docs/constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,12 @@ $(STAMP): pyproject.toml tools/docs/constraints.txt
 
 catalogs: $(STAMP)
 	$(PY) -m tools.i18n.catalogs compile
+
+# The real tokenizers the token estimate is measured against (tests/test_tokens.py,
+# benchmarks/bench_tokens.py): the files of one pinned wheel, downloaded without its dependencies
+# into .cache/tokenizers once (tools/tokenizers.py).
+tokenizers: $(STAMP)
+	@$(PY) -m tools.tokenizers fetch >/dev/null
 
 # The reference is regenerated from the code, then the three languages are built; any warning
 # (a broken link or anchor included) fails the build.
@@ -31,7 +37,9 @@ lint: $(STAMP)
 types: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: $(STAMP) catalogs lint types
+# Every test, the slow ones included (browser, wheel, crash and framework end-to-end tests).
+# While working, `.venv/bin/pytest -m "not slow"` runs the rest in a fraction of the time.
+test: $(STAMP) catalogs tokenizers lint types
 	$(VENV)/bin/pytest
 
 # Every benchmarks/bench_*.py, after the machine and the versions; each script's output follows a
@@ -39,16 +47,16 @@ test: $(STAMP) catalogs lint types
 # once every benchmark has run.
 BENCHMARKS = $(sort $(wildcard benchmarks/bench_*.py))
 
-bench: $(STAMP) catalogs
+bench: $(STAMP) catalogs tokenizers
 	@$(PY) -m tools.docs.perf_page environment
 	@status=0; for script in $(BENCHMARKS); do \
 		echo "== $$script"; $(PY) $$script || status=$$?; \
 	done; exit $$status
 
 # Measure again, keep the output in benchmarks/results.txt and regenerate the Performance page.
-perf-page: $(STAMP) catalogs
+perf-page: $(STAMP) catalogs tokenizers
 	-$(MAKE) --no-print-directory --silent bench > benchmarks/results.txt
 	$(PY) -m tools.docs.perf_page render benchmarks/results.txt
 
 clean:
-	rm -rf $(VENV) site build dist .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .cache site build dist .mypy_cache .pytest_cache .ruff_cache

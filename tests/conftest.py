@@ -26,6 +26,29 @@ settings.register_profile(
 )
 settings.load_profile("contextwise")
 
+FRAMEWORK_END_TO_END = (
+    "test_conversation_memory.py",
+    "test_integrations_langchain.py",
+    "test_integrations_openai_agents.py",
+    "test_integrations_pydantic_ai.py",
+    "test_integrations_recall.py",
+    "test_newcomer_report.py",
+)
+"""The modules that run each framework's agent end to end (with its own offline test model)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` the framework end-to-end tests and every test that builds the site.
+
+    The browser, wheel and crash tests carry the mark themselves. ``make test`` and CI run every
+    test; ``pytest -m "not slow"`` leaves these out while working.
+    """
+    for item in items:
+        if item.path.name in FRAMEWORK_END_TO_END or "built_site" in getattr(
+            item, "fixturenames", ()
+        ):
+            item.add_marker(pytest.mark.slow)
+
 
 @dataclass(frozen=True)
 class BuiltSite:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import math
 import subprocess
 import sys
@@ -323,14 +322,16 @@ def test_public_names_are_exported() -> None:
 
 
 def _packaged_vocabulary() -> Path:
-    """The legacy Claude BPE tokenizer shipped inside the litellm wheel (the [test] extra).
+    """The legacy Claude BPE tokenizer shipped inside the litellm wheel.
 
-    The file is read from site-packages: nothing is downloaded, and the package is not imported.
-    It is the vocabulary that anthropic wheels up to 0.38 shipped as ``anthropic/tokenizer.json``.
+    ``make test`` unpacks the wheel's tokenizer files into a cache (tools/tokenizers.py): nothing
+    is downloaded here, and litellm is neither installed nor imported. It is the vocabulary that
+    anthropic wheels up to 0.38 shipped as ``anthropic/tokenizer.json``.
     """
-    name = "litellm/litellm_core_utils/tokenizers/anthropic_tokenizer.json"
-    path = Path(str(importlib.metadata.distribution("litellm").locate_file(name)))
-    assert path.is_file(), f"{path} is missing: install the [test] extra (litellm==1.110.2)"
+    from tools.tokenizers import folder
+
+    path = folder() / "anthropic_tokenizer.json"
+    assert path.is_file(), f"{path} is missing: run `python -m tools.tokenizers fetch`"
     return path
 
 

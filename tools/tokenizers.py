@@ -1,9 +1,12 @@
 """Real tokenizers, found offline in installed packages, and the estimate measured against them.
 
-The tokenizer files come from one wheel, litellm's (in the ``test`` extra), which ships OpenAI's
-o200k and cl100k files (in tiktoken's cache layout), DeepSeek's ``tokenizer.json`` and the legacy
-Claude tokenizer. ``CONTEXTWISE_TOKENIZERS_DIR`` may name another folder with the same files.
-Nothing is downloaded: a missing file is an error that names it.
+The tokenizer files come from one wheel, litellm's, which ships OpenAI's o200k and cl100k files
+(in tiktoken's cache layout), DeepSeek's ``tokenizer.json`` and the legacy Claude tokenizer. The
+package itself (200 MB with its dependencies) is never installed: ``python -m tools.tokenizers
+fetch`` (a step of ``make test`` and ``make bench``) downloads the pinned wheel alone
+(``pip download --no-deps``) and unpacks its tokenizer folder into :data:`CACHE`, once.
+``CONTEXTWISE_TOKENIZERS_DIR`` may name another folder with the same files. Nothing is downloaded
+when the files are read: a missing file is an error that names it and the command that fetches it.
 
 :func:`measure` counts every document (the guides of each language and the package's source)
 with the four tokenizers and :func:`contextwise.estimate_tokens`, and :func:`goals` checks the
@@ -13,11 +16,16 @@ them.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
-import importlib.util
 import math
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +34,15 @@ from typing import Any
 from contextwise import estimate_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
+
+WHEEL = ("litellm", "1.110.2")
+"""The wheel that ships the tokenizer files, pinned: its name and version."""
+
+WHEEL_FOLDER = "litellm/litellm_core_utils/tokenizers/"
+"""The tokenizer folder inside the wheel."""
+
+CACHE = ROOT / ".cache" / "tokenizers" / f"{WHEEL[0]}-{WHEEL[1]}"
+"""Where ``fetch`` unpacks the tokenizer files (ignored by git, removed by ``make clean``)."""
 TIKTOKEN_URLS = {
     "o200k": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
     "cl100k": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
@@ -55,18 +72,60 @@ GROUPS = (
 
 
 class TokenizerFilesMissing(FileNotFoundError):
-    """A tokenizer file is not installed: the ``test`` extra brings the wheel that ships them."""
+    """A tokenizer file is missing: ``python -m tools.tokenizers fetch`` (``make test``) brings
+    them."""
 
 
 def folder() -> Path:
-    """The folder that holds the tokenizer files."""
+    """The folder that holds the tokenizer files: ``CONTEXTWISE_TOKENIZERS_DIR``, or :data:`CACHE`.
+
+    Raises:
+        TokenizerFilesMissing: The cache was never fetched.
+    """
     override = os.environ.get("CONTEXTWISE_TOKENIZERS_DIR")
     if override:
         return Path(override)
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        raise TokenizerFilesMissing("litellm is not installed: pip install -e '.[test]'")
-    return Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
+    if not CACHE.is_dir():
+        raise TokenizerFilesMissing(
+            f"{CACHE} is missing: run `make test`, or `python -m tools.tokenizers fetch`"
+        )
+    return CACHE
+
+
+def fetch(cache: Path = CACHE) -> Path:
+    """Download the pinned wheel without its dependencies and unpack its tokenizer folder.
+
+    Does nothing when ``cache`` already holds the files; the folder appears whole or not at all
+    (unpacked beside it, then renamed).
+
+    Args:
+        cache: The folder to fill.
+
+    Returns:
+        ``cache``.
+    """
+    if cache.is_dir():
+        return cache
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache.parent) as work:
+        name, version = WHEEL
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+             "--only-binary=:all:", f"{name}=={version}", "--dest", work],
+            check=True,
+        )
+        wheel = next(Path(work).glob(f"{name}-{version}-*.whl"))
+        unpacked = Path(work) / "unpacked"
+        unpacked.mkdir()
+        with zipfile.ZipFile(wheel) as archive:
+            for member in archive.namelist():
+                if member.startswith(WHEEL_FOLDER) and not member.endswith((".py", "/")):
+                    target = unpacked / member.removeprefix(WHEEL_FOLDER)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with archive.open(member) as source, target.open("wb") as out:
+                        shutil.copyfileobj(source, out)
+        unpacked.rename(cache)
+    return cache
 
 
 @contextlib.contextmanager
@@ -180,3 +239,16 @@ def goals(rows: list[Row]) -> list[tuple[str, float, float, bool]]:
                       low >= GOAL_UNDER_LARGEST))
         found.append((f"{title}: highest estimate / smallest count", high, limit, high <= limit))
     return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tools.tokenizers fetch``: fill the cache; prints where the files are."""
+    parser = argparse.ArgumentParser(prog="python -m tools.tokenizers")
+    parser.add_argument("command", choices=("fetch",))
+    parser.parse_args(argv)
+    print(fetch())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -72,3 +72,23 @@ def test_other_pythons_skips_with_a_line_when_no_other_interpreter_is_present(
     assert lines[-1] == (
         f"other-pythons: no other declared Python (besides {main}) on this machine; skipped."
     )
+
+
+def test_the_slow_tests_are_marked_and_the_rest_run_without_them() -> None:
+    from conftest import FRAMEWORK_END_TO_END
+
+    for name in FRAMEWORK_END_TO_END:
+        assert (ROOT / "tests" / name).is_file(), name
+    files = ["tests/test_session.py", "tests/test_wheel.py", "tests/docs/test_browser.py",
+             "tests/test_integrations_langchain.py", "tests/test_tokens.py"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q",
+         "-m", "slow", *files],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    collected = {line.split("::")[0] for line in result.stdout.splitlines() if "::" in line}
+    # The crash tests (SIGKILL), the wheel, the browser and a framework end to end; the token
+    # tests (which read the cached tokenizer files) stay among the fast ones.
+    assert collected == set(files) - {"tests/test_tokens.py"}, result.stdout
+    killed = [line for line in result.stdout.splitlines() if "test_session.py::" in line]
+    assert killed and all("killed" in line for line in killed)
