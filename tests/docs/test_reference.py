@@ -132,10 +132,10 @@ def test_runner_options_are_one_table_documented_once_by_the_typed_dict() -> Non
     unpacking = _unpacking_functions(state.reference)
     paths = {path for path, _ in unpacking}
     for expected in (
-        "contextwise.policy.ContextPolicy.bind",
-        "contextwise.policy.process_context",
-        "contextwise.session.ContextSession",
-        "contextwise.step.prepare_step",
+        "contextwise.ContextPolicy.bind",
+        "contextwise.process_context",
+        "contextwise.ContextSession",
+        "contextwise.prepare_step",
         "contextwise.integrations.langchain.ContextPolicyMiddleware",
         "contextwise.integrations.pydantic_ai.history_processor",
         "contextwise.integrations.openai_agents.PolicySession",
@@ -150,14 +150,14 @@ def test_runner_options_are_one_table_documented_once_by_the_typed_dict() -> Non
             # One message, the typed dict's own: a translator sees each description once.
             assert param.description is not None, (path, option)
             assert param.description.context == (
-                f"contextwise.policy.RunnerOptions.{option}:description"
+                f"contextwise.RunnerOptions.{option}:description"
             ), (path, option)
     template = (ROOT / "locales" / "reference.pot").read_text(encoding="utf-8")
     for path, _ in unpacking:
         for option in RUNNER_OPTIONS:
             assert f'msgctxt "{path}:param:{option}"' not in template, (path, option)
     for option in RUNNER_OPTIONS:
-        assert f'msgctxt "contextwise.policy.RunnerOptions.{option}:description"' in template
+        assert f'msgctxt "contextwise.RunnerOptions.{option}:description"' in template
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -399,8 +399,8 @@ def test_the_texts_a_sync_face_borrows_are_translated_once() -> None:
     contexts = [msg.context for _, msg in state.messages]
     borrowed = ("param", "returns", "raises")
     for sync, twin in (
-        ("shapes.measure", "shapes.ameasure"),
-        ("shapes.Shape.render", "shapes.Shape.arender"),
+        ("measure", "ameasure"),
+        ("Shape.render", "Shape.arender"),
     ):
         own = [c for c in contexts if c.startswith(f"samplepkg.{sync}:")]
         assert own == [f"samplepkg.{sync}:summary"], own
@@ -546,9 +546,9 @@ def test_update_keeps_obsolete_entries_and_marks_changes_fuzzy(sample_copy: Path
     shapes.write_text(source, encoding="utf-8")
     assert cli(sample_copy, "update") == 0
     po = (sample_copy / "locales/fr/LC_MESSAGES/reference.po").read_text(encoding="utf-8")
-    changed = po.split('msgctxt "samplepkg.shapes.Color:summary"')[0].rsplit("\n\n", 1)[-1]
+    changed = po.split('msgctxt "samplepkg.Color:summary"')[0].rsplit("\n\n", 1)[-1]
     assert "#, fuzzy" in changed
-    assert '#~ msgctxt "samplepkg.shapes.Shape.scaled:paragraph:1"' in po
+    assert '#~ msgctxt "samplepkg.Shape.scaled:paragraph:1"' in po
     assert '#~ msgstr "La copie garde la description ; seule la longueur des côtés change."' in po
     assert "POT-Creation-Date" not in (sample_copy / "locales/reference.pot").read_text("utf-8")
     # the fuzzy entry is not published: the page shows the new English text, marked
@@ -557,25 +557,153 @@ def test_update_keeps_obsolete_entries_and_marks_changes_fuzzy(sample_copy: Path
     assert f"{MARKER} A fill colour for the shape." in page
 
 
-def test_template_contexts_are_object_paths_and_slots() -> None:
+def test_template_contexts_are_public_paths_and_slots() -> None:
+    """A text is keyed by the public path of its object (``samplepkg.Shape``, the name the root
+    exports), not by the module that defines it; a page's own texts by its public module."""
     pot = (FIXTURE / "locales/reference.pot").read_text(encoding="utf-8")
     for context in (
         "samplepkg.shapes:paragraph:2:item:1",
-        "samplepkg.shapes.Shape:summary",
-        "samplepkg.shapes.Shape.scaled:param:factor",
-        "samplepkg.shapes.Shape.scaled:returns",
-        "samplepkg.shapes.Shape.scaled:raises:SampleError",
-        "samplepkg.shapes.Shape:example:1",
-        "samplepkg.shapes.ShapeSpec.sides:description",
-        "samplepkg.shapes.ShapeSpec.corners:description",
-        "samplepkg.shapes.Point.norm:description",
-        "samplepkg.shapes.Point.kind:description",
-        "samplepkg.shapes.Point.parse:param:text",
+        "samplepkg.Shape:summary",
+        "samplepkg.Shape.scaled:param:factor",
+        "samplepkg.Shape.scaled:returns",
+        "samplepkg.Shape.scaled:raises:SampleError",
+        "samplepkg.Shape:example:1",
+        "samplepkg.ShapeSpec.sides:description",
+        "samplepkg.ShapeSpec.corners:description",
+        "samplepkg.Point.norm:description",
+        "samplepkg.Point.kind:description",
+        "samplepkg.Point.parse:param:text",
+        "samplepkg.Counter:summary",
         "label:fields",
         "label:properties",
     ):
         assert f'msgctxt "{context}"' in pot
+    assert 'msgctxt "samplepkg.shapes.' not in pot
+    assert 'msgctxt "samplepkg.tools.' not in pot
     assert "POT-Creation-Date" not in pot
+
+
+# -- keyed by public paths: modules can become private ------------------------------------------
+
+
+def _layout(root: Path) -> tuple[dict[str, list[str]], set[tuple[str, str]], dict[str, list[str]]]:
+    """What must not move when a module is renamed: the page map (names by page), the catalog's
+    (context, text) pairs, and the anchors of each page."""
+    state = project.load(project.Project(root=root, package="samplepkg"))
+    reference = state.reference
+    pages = {page.slug: page.names for page in reference.pages}
+    messages = {(msg.context, msg.text) for _, msg in state.messages}
+    anchors = {
+        page.slug: [
+            *(cls.anchor for cls in page.classes),
+            *(method.anchor for cls in page.classes for method in cls.methods),
+            *(fn.anchor for fn in page.functions),
+            *(attribute.anchor for attribute in page.attributes),
+        ]
+        for page in reference.pages
+    }
+    return pages, messages, anchors
+
+
+def test_making_a_module_private_moves_no_page_and_no_translation(sample_copy: Path) -> None:
+    before = _layout(sample_copy)
+    def entries(path: Path) -> list[str]:  # a catalog without its source locations (#: lines)
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return [line for line in lines if not line.startswith("#:")]
+
+    catalogs = {path: entries(path) for path in sorted((sample_copy / "locales").rglob("*.po*"))}
+    source = sample_copy / "src/samplepkg"
+    (source / "shapes.py").rename(source / "_shapes.py")
+    for module in source.rglob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        module.write_text(text.replace("samplepkg.shapes", "samplepkg._shapes"), encoding="utf-8")
+    try:
+        after = _layout(sample_copy)
+        assert after == before  # the same pages, names, contexts and anchors
+        assert cli(sample_copy, "update") == 0
+        assert cli(sample_copy, "render") == 0
+    finally:
+        for name in [n for n in sys.modules if n.split(".")[0] == "samplepkg"]:
+            del sys.modules[name]
+    # The catalogs are unchanged by the update but for the file each text comes from: no fuzzy
+    # entry, no obsolete one, no new one.
+    assert {path: entries(path) for path in catalogs} == catalogs
+    for language in LANGUAGES:
+        page = (sample_copy / f"docs/{language}/reference/shapes.md").read_text(encoding="utf-8")
+        assert page.replace("_shapes", "shapes") == golden(language, "shapes")
+
+
+def _old_style(catalog: Catalog, mapping: dict[str, str]) -> int:
+    """Put back the contexts of before the migration (``samplepkg.shapes.Shape:summary``)."""
+    back = {new: old for old, new in mapping.items()}
+    entries = [m for m in catalog if m.id]
+    moved = 0
+    for message in entries:
+        catalog.delete(message.id, context=message.context)
+        path, colon, slot = (message.context or "").partition(":")
+        head, _, rest = path.partition(".")
+        name, dot, tail = rest.partition(".")
+        old = back.get(f"{head}.{name}")
+        if old is not None:
+            message.context = f"{old}{dot}{tail}{colon}{slot}"
+            moved += 1
+    for message in entries:  # in their order: only the contexts differ
+        catalog[message.id] = message
+    return moved
+
+
+def test_migrate_moves_old_contexts_keeping_every_translation(sample_copy: Path) -> None:
+    from tools.docs.sdkref import catalog as reference_catalog
+    from tools.docs.sdkref import migrate
+    from tools.i18n import catalogs
+
+    target = project.Project(root=sample_copy, package="samplepkg")
+    state = project.load(target)
+    mapping = migrate.context_map(state.reference)
+    assert mapping["samplepkg.shapes.Shape"] == "samplepkg.Shape"
+    assert mapping["samplepkg.tools.Counter"] == "samplepkg.Counter"
+    committed = {loc: target.po(loc).read_bytes() for loc in target.translated}
+    for locale in target.translated:
+        found = state.catalogs[locale]
+        assert found is not None
+        assert _old_style(found, mapping) > 0
+        target.po(locale).write_text(catalogs.render_po(found), encoding="utf-8")
+    assert cli(sample_copy, "render", "--check") == 1  # old contexts: the translations are lost
+
+    assert cli(sample_copy, "migrate") == 0
+    assert {loc: target.po(loc).read_bytes() for loc in target.translated} == committed
+    assert cli(sample_copy, "migrate") == 0  # again: nothing left to move, nothing changes
+    assert cli(sample_copy, "update") == 0
+    assert {loc: target.po(loc).read_bytes() for loc in target.translated} == committed
+    assert cli(sample_copy, "render", "--check") == 0
+    for locale in target.translated:
+        merged = reference_catalog.read(target.po(locale), locale)
+        assert merged is not None
+        active = [m for m in merged if m.id]
+        assert not any("samplepkg.shapes." in (m.context or "") for m in active)
+
+
+def test_the_project_catalogs_are_keyed_by_public_paths_with_nothing_lost() -> None:
+    """The migration of the real catalogs: from the contexts of before, every entry comes back
+    translated, with no fuzzy entry and no new obsolete one."""
+    from tools.docs.sdkref import catalog as reference_catalog
+    from tools.docs.sdkref import migrate
+
+    target = project.Project()
+    state = project.load(target)
+    mapping = migrate.context_map(state.reference)
+    template = reference_catalog.template(state.reference, state.messages)
+    for locale in target.translated:
+        found = state.catalogs[locale]
+        assert found is not None
+        obsolete = len(found.obsolete)
+        assert migrate.migrate(found, mapping) == 0  # nothing old-style is left
+        assert _old_style(found, mapping) > 1000
+        assert migrate.migrate(found, mapping) > 1000
+        merged = reference_catalog.merge(template, found, locale)
+        assert [m.context for m in merged if m.id and m.fuzzy] == []
+        assert [m.context for m in merged if m.id and not m.string] == []
+        assert len(merged.obsolete) == obsolete
 
 
 def test_type_cells_escape_markdown_and_pipes() -> None:
@@ -585,3 +713,26 @@ def test_type_cells_escape_markdown_and_pipes() -> None:
     assert renderer.type(expr) == (
         "<code>Callable&#91;&#91;str&#93;, int &#124; None&#93; &#124; &#42;&#95;Ts</code>"
     )
+
+
+def test_migrate_keeps_the_translated_entry_when_old_and_new_contexts_meet() -> None:
+    """A catalog merged from two branches may hold a text under both contexts: the translated,
+    not fuzzy one wins, whichever context it had."""
+    from tools.docs.sdkref import migrate
+
+    mapping = {"pkg.page.Name": "pkg.Name"}
+    catalog = Catalog(locale="fr")
+    catalog.add("A name.", "", context="pkg.Name:summary")
+    catalog.add("A name.", "Un nom.", context="pkg.page.Name:summary")
+    catalog.add("Fuzzy.", "Approximatif.", context="pkg.Name.x:summary", flags=["fuzzy"])
+    catalog.add("Fuzzy.", "Sûr.", context="pkg.page.Name.x:summary")
+    catalog.add("Other.", "Autre.", context="pkg.page:summary")
+    assert migrate.migrate(catalog, mapping) == 2
+    kept = {(m.context, m.string) for m in catalog if m.id}
+    assert kept == {
+        ("pkg.Name:summary", "Un nom."),
+        ("pkg.Name.x:summary", "Sûr."),
+        ("pkg.page:summary", "Autre."),
+    }
+    assert not any(m.fuzzy for m in catalog if m.id)
+    assert migrate.migrate(catalog, mapping) == 0

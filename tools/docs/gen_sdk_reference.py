@@ -5,6 +5,7 @@
     python -m tools.docs.gen_sdk_reference stats           # translated / fuzzy / untranslated
     python -m tools.docs.gen_sdk_reference render          # docs/<lang>/reference/*.md, the .pot
     python -m tools.docs.gen_sdk_reference render --check  # exit 1 listing stale/orphan files
+    python -m tools.docs.gen_sdk_reference migrate         # old contexts -> public paths
 
 The work is done by small pure functions in :mod:`tools.docs.sdkref`; this file is the command line.
 ``--root`` and ``--package`` point it at another project with the same layout (the golden tests'
@@ -18,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tools.docs.sdkref import catalog, project
+from tools.docs.sdkref import catalog, migrate, project
 from tools.docs.sdkref.collect import GriffeWarningsError
 from tools.docs.sdkref.stats import Coverage
 from tools.i18n import catalogs
@@ -44,6 +45,25 @@ def update(target: project.Project) -> list[str]:
         written = catalogs.write_if_changed(path, catalogs.render_po(merged))
         lines.append(f"{target.relative(path)}: {'written' if written else 'unchanged'}")
     return lines
+
+
+def migrate_catalogs(target: project.Project) -> list[str]:
+    """Rewrite the contexts of each locale's catalog keyed by a page's module to the public paths
+    of today (``contextwise.budget.BudgetSegment`` -> ``contextwise.BudgetSegment``), keeping every
+    translation; then write the template. Idempotent: run it on any catalog still old-style."""
+    state = project.load(target)
+    mapping = migrate.context_map(state.reference)
+    lines: list[str] = []
+    for locale in target.translated:
+        path = target.po(locale)
+        found = state.catalogs[locale]
+        if found is None:
+            continue
+        changed = migrate.migrate(found, mapping)
+        written = catalogs.write_if_changed(path, catalogs.render_po(found))
+        state_word = "written" if written else "unchanged"
+        lines.append(f"{target.relative(path)}: {changed} contexts moved, {state_word}")
+    return lines + extract(target)
 
 
 def stats_lines(coverage: list[Coverage], pages: list[str]) -> list[str]:
@@ -81,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     render = commands.add_parser("render", help="write the reference pages")
     render.add_argument("--check", action="store_true", help="change nothing; exit 1 if stale")
+    commands.add_parser(
+        "migrate", help="rewrite old module-keyed contexts of the catalogs to public paths"
+    )
     args = parser.parse_args(argv)
     target = project.Project(root=args.root.resolve(), package=args.package)
     try:
@@ -88,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             lines = extract(target)
         elif args.command == "update":
             lines = update(target)
+        elif args.command == "migrate":
+            lines = migrate_catalogs(target)
         elif args.command == "stats":
             state = project.load(target)
             pages = [page.slug for page in state.reference.pages] + ["label"]

@@ -127,9 +127,10 @@ class Collector:
             parts = target.path.split(".")
             if len(parts) < 3 or parts[0] != self.package:
                 continue
-            slug = self._page_of(exported, parts[1])
+            module = self._module_of(exported, parts[1])
+            slug = page_slug(module)
             grouped.setdefault(slug, []).append((name, target))
-            self._modules[slug] = self.loaded.module.members[slug]
+            self._modules[slug] = self.loaded.module.members[module]
             roots[slug] = self.package
         exported_paths = {target.path for members in grouped.values() for _, target in members}
         for module in self._standalone(self.loaded.module, exported_paths):
@@ -147,6 +148,7 @@ class Collector:
                 for alias in aliases:
                     self.loaded.targets[alias] = Target(slug, name)
                 self.loaded.targets[name] = Target(slug, name)
+                self.loaded.public[target.path] = f"{roots[slug]}.{name}"
         return [self._page(slug, members, roots[slug]) for slug, members in sorted(grouped.items())]
 
     def _standalone(self, package: Any, exported: set[str]) -> Iterator[Any]:
@@ -160,8 +162,8 @@ class Collector:
                 yield module
             yield from self._standalone(module, exported)
 
-    def _page_of(self, exported: Any, module: str) -> str:
-        """The page of an exported name: the public module that defines it.
+    def _module_of(self, exported: Any, module: str) -> str:
+        """The module whose page documents an exported name: the top module that defines it.
 
         A name defined in a private module (``_translation``) is documented on the page of the
         public module that the package root imports it from (``i18n``), where readers look.
@@ -184,7 +186,7 @@ class Collector:
             slug=slug,
             title=f"{title}/" if is_package else f"{title}.py",
             source=source,
-            module_path=module.path,
+            module_path=self._public_module(slug, namespace),
             package=self.package,
             namespace=namespace,
             names=sorted((name for name, _ in members), key=_import_order),
@@ -192,7 +194,7 @@ class Collector:
         page.description = self.docs.doc(module, page.module_path).description
         members.sort(key=lambda item: (str(item[1].filepath), item[1].lineno or 0))
         for name, target in members:
-            path = f"{page.module_path}.{name}"
+            path = f"{namespace}.{name}"  # the public path: the page's texts are keyed by it
             if target.kind is griffe.Kind.CLASS:
                 page.classes.append(self.classes.document(target, path, name, slug))
             elif target.kind is griffe.Kind.FUNCTION:
@@ -200,6 +202,12 @@ class Collector:
             elif target.kind is griffe.Kind.ATTRIBUTE:
                 page.attributes.append(self._attribute(target, path, name))
         return page
+
+    def _public_module(self, slug: str, namespace: str) -> str:
+        """The public path a page's texts are keyed by: ``package.slug`` for a page of the
+        package root's names (whatever the module that defines them is called), or the module of
+        a page that stands alone (an integration)."""
+        return f"{self.package}.{slug}" if namespace == self.package else namespace
 
     # -- module attributes ---------------------------------------------------------------------
 
@@ -218,6 +226,12 @@ class Collector:
             description=doc.description,
             examples=doc.examples,
         )
+
+
+def page_slug(module: str) -> str:
+    """The page of a top module of the package: its name without a leading underscore, so that
+    making a module private (``budget`` -> ``_budget``) moves no page."""
+    return module.lstrip("_")
 
 
 def _import_order(name: str) -> tuple[int, str]:

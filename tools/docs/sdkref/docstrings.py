@@ -243,8 +243,7 @@ class Docstrings:
         except Exception:  # noqa: BLE001 - a base outside the package cannot be resolved
             bases = []
         for base in bases:
-            target = self.loaded.targets.get(base.path)
-            where = f"{self.loaded.package}.{target.slug}.{target.anchor}" if target else path
+            where = self.loaded.public_path(base.path, path)
             inherited = self.description(base, name, where)
             if inherited is not None:
                 return inherited

@@ -90,8 +90,7 @@ class Functions:
                 )
         for key_name, key in keys.items():
             typed = key.parent
-            target = self.loaded.targets.get(typed.path)
-            where = f"{self.loaded.package}.{target.slug}.{target.anchor}" if target else typed.path
+            where = self.loaded.public_path(typed.path, typed.path)
             description = self.docs.description(typed, key_name, where)
             annotation = self.types.type(key.annotation)
             params.append(Param(key_name, annotation, None, False, description))

@@ -27,6 +27,9 @@ class Loaded:
     """What the docstrings get wrong: the run fails with them."""
     static: set[str] = dataclasses.field(default_factory=set)
     """The slugs of the pages whose module is read statically, never imported."""
+    public: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The public path of each documented object, by canonical path: ``pkg.Name`` for a name of
+    the package root, ``pkg.integrations.x.Name`` for a page that stands alone."""
     _final_paths: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def member(self, path: str) -> Any:
@@ -42,6 +45,11 @@ class Loaded:
             except Exception:  # noqa: BLE001 - a name outside the package (str, Sequence...)
                 self._final_paths[path] = path
         return self._final_paths[path]
+
+
+    def public_path(self, obj_path: str, fallback: str) -> str:
+        """The public path of the documented object at ``obj_path``, or ``fallback``."""
+        return self.public.get(obj_path, fallback)
 
 
 def final_object(obj: Any) -> Any:
