@@ -322,3 +322,64 @@ def test_version_prints_the_installed_release(folder: Path) -> None:
     assert contextwise.__version__ == version("contextwise")
     pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert f'version = "{contextwise.__version__}"' in pyproject
+
+
+def _session_export(folder: Path, messages: list[Any]) -> dict[str, Any]:
+    """A session's messages as its SQLite store keeps them (the ``data`` column), exported as
+    ``{"session_id": ..., "messages": [...]}``."""
+    import sqlite3
+
+    from contextwise import ContextSession, SQLiteStore
+
+    store = SQLiteStore(str(folder / "sessions.db"))
+    ContextSession({"mode": "audit"}, store, "chat-1").add(messages)
+    store.close()
+    with sqlite3.connect(folder / "sessions.db") as db:
+        rows = db.execute(
+            "SELECT data FROM contextwise_messages WHERE session_id = ? AND change_id IS NULL "
+            "ORDER BY position, item_id",
+            ("chat-1",),
+        ).fetchall()
+    return {"session_id": "chat-1", "messages": [json.loads(data) for (data,) in rows]}
+
+
+def test_audit_reads_a_session_export_with_framework_messages(folder: Path) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    messages: list[Any] = [{"role": "system", "content": "Be brief."}]
+    for n in range(3):
+        messages += [
+            HumanMessage(f"Question {n}?"),
+            AIMessage(f"Answer {n}. " * 5),
+            ModelRequest(parts=[UserPromptPart(f"Again {n}?")]),
+            ModelResponse(parts=[TextPart(f"Again answered {n}. " * 5)]),
+            {"role": "user", "content": f"Plain {n}."},
+        ]
+    export = _session_export(folder, messages)
+    envelopes = [m for m in export["messages"] if "__contextwise__" in m]
+    assert len(envelopes) == 12  # the store keeps each framework message in an envelope
+    (folder / "export.json").write_text(json.dumps(export), "utf-8")
+    result = run(
+        "policy", "audit", "good.json", "--history", "export.json", "--format", "json",
+        cwd=folder,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)["report"]
+    assert report["before_chars"] > report["after_chars"] > 0
+    assert report["changes"][0]["status"] == "applied"
+
+
+def test_a_bad_message_in_a_session_export_names_the_export_file(folder: Path) -> None:
+    export = _session_export(folder, history())
+    export["messages"].insert(1, {"__contextwise__": "crewai", "message": {"text": "?"}})
+    (folder / "export.json").write_text(json.dumps(export), "utf-8")
+    for lang in ("en", "fr"):
+        result = run(
+            "policy", "audit", "good.json", "--history", "export.json", "--lang", lang,
+            cwd=folder,
+        )
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert result.stdout.startswith("export.json: missing_message_role: "), result.stdout
+        assert "1" in result.stdout.split(": ", 2)[2]  # the message's index in the export
+        assert "good.json" not in result.stdout

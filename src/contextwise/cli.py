@@ -7,7 +7,8 @@
 
 ``policy check`` prints one line per problem, each with its stable code, and exits with 1 when
 any file has a problem: a CI job runs it on every policy file. ``policy audit`` runs the policy in
-``audit`` mode on the fragments of a history file and prints what ``reduce`` would change.
+``audit`` mode on the fragments of a history file (a framework's saved history or a session
+export included) and prints what ``reduce`` would change.
 ``schema`` prints the JSON Schema of policy files. The command needs nothing beyond the library.
 
 It never prints a traceback: a problem is a line with its code. The exit status tells findings
@@ -168,7 +169,10 @@ def _parser() -> argparse.ArgumentParser:
         "--history",
         required=True,
         metavar="HISTORY.json",
-        help="a JSON list of fragments, an object with a 'fragments' list, or a list of messages",
+        help=(
+            "a JSON list of fragments, an object with a 'fragments' list, a list of messages, or "
+            "a session export (an object with a 'messages' list)"
+        ),
     )
     for sub in (check, audit):
         sub.add_argument(
@@ -331,8 +335,10 @@ def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:
     """Read the fragments of a history file.
 
     The file holds a JSON list of fragments (``{"id": ..., "messages": [...]}`` or ``"text"``),
-    an object with such a ``fragments`` list, or a plain list of chat messages, which becomes the
-    one fragment the policy's steps name (``history`` when they name none or several).
+    an object with such a ``fragments`` list, a plain list of chat messages, or a session export
+    (an object with a ``messages`` list, each message as a session's store keeps it); the
+    messages become the one fragment the policy's steps name (``history`` when they name none or
+    several).
 
     Args:
         path: The path of the JSON history file.
@@ -365,6 +371,8 @@ def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:
         raise PolicyConfigurationError("too_deep", field="history", limit=MAX_DEPTH)
     if isinstance(data, dict) and isinstance(data.get("fragments"), list):
         data = data["fragments"]
+    elif isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]  # a session export: its id, its messages
     if not isinstance(data, list):
         raise InvalidTypeError(
             "not_a_history", path=shown_path(path), type_name=type(data).__name__
@@ -390,8 +398,13 @@ def framework_messages(items: list[Any]) -> list[Any]:
 
     LangChain's ``messages_to_dict`` output (``{"type": ..., "data": {...}}`` entries) and
     pydantic-ai's ``ModelMessagesTypeAdapter`` JSON (``{"kind": "request" | "response",
-    "parts": [...]}`` entries) are read without importing either framework.
+    "parts": [...]}`` entries) are read without importing either framework. So are the messages
+    of a session export, as a session's store keeps them: plain dicts, and framework messages in
+    an envelope (``{"__contextwise__": "langchain" | "pydantic-ai", "message": ...}``) that holds
+    the framework's own JSON; they may be mixed.
     """
+    if any(_is_envelope(item) for item in items):
+        return [message for item in items for message in _from_session(item)]
     if all(isinstance(item, dict) and set(item) == {"type", "data"} for item in items):
         return [_from_langchain(item["type"], item["data"]) for item in items]
     if all(
@@ -399,6 +412,31 @@ def framework_messages(items: list[Any]) -> list[Any]:
     ):
         return [message for item in items for message in _from_pydantic_ai(item)]
     return items
+
+
+_ENVELOPE: Final = "__contextwise__"
+"""The key of the envelope in which a session's store keeps a framework message."""
+
+
+def _is_envelope(item: object) -> bool:
+    return isinstance(item, dict) and set(item) == {_ENVELOPE, "message"}
+
+
+def _from_session(item: Any) -> list[Any]:
+    """A message of a session export in OpenAI Chat shape; an envelope of an unknown framework,
+    or one that does not hold its framework's JSON, is left for the shapes to refuse."""
+    if not _is_envelope(item):
+        return [item]
+    framework, message = item[_ENVELOPE], item["message"]
+    if framework == "langchain" and isinstance(message, dict) and set(message) == {"type", "data"}:
+        return [_from_langchain(message["type"], message["data"])]
+    if (
+        framework == "pydantic-ai"
+        and isinstance(message, dict)
+        and message.get("kind") in ("request", "response")
+    ):
+        return _from_pydantic_ai(message)
+    return [item]
 
 
 def _from_langchain(kind: object, data: object) -> Any:
