@@ -209,8 +209,11 @@ from contextwise.usage import (
     usage_from,
 )
 
-__version__: str = _metadata.version("contextwise")
-"""The installed release of contextwise, read from the package's metadata (pyproject.toml)."""
+try:
+    __version__: str = _metadata.version("contextwise")
+    """The installed release of contextwise, read from the package's metadata (pyproject.toml)."""
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "ANTHROPIC_COMPACTION_BETA",

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 
 from conftest import ROOT
 from support.reference import FIXTURE, cli, copy_fixture, golden
@@ -673,6 +673,8 @@ def test_migrate_moves_old_contexts_keeping_every_translation(sample_copy: Path)
     assert cli(sample_copy, "migrate") == 0
     assert {loc: target.po(loc).read_bytes() for loc in target.translated} == committed
     assert cli(sample_copy, "migrate") == 0  # again: nothing left to move, nothing changes
+    assert {loc: target.po(loc).read_bytes() for loc in target.translated} == committed
+
     assert cli(sample_copy, "update") == 0
     assert {loc: target.po(loc).read_bytes() for loc in target.translated} == committed
     assert cli(sample_copy, "render", "--check") == 0
@@ -736,3 +738,16 @@ def test_migrate_keeps_the_translated_entry_when_old_and_new_contexts_meet() -> 
     }
     assert not any(m.fuzzy for m in catalog if m.id)
     assert migrate.migrate(catalog, mapping) == 0
+
+
+def test_migrate_brings_back_a_translation_left_in_an_obsolete_old_entry() -> None:
+    from tools.docs.sdkref import migrate
+
+    catalog = Catalog(locale="fr")
+    catalog.add("A name.", "", context="pkg.Name:summary")
+    catalog.obsolete["old"] = Message("A name.", "Un nom.", context="pkg.page.Name:summary")
+    catalog.obsolete["gone"] = Message("Gone.", "Parti.", context="pkg.page.Gone:summary")
+    assert migrate.migrate(catalog, {"pkg.page.Name": "pkg.Name"}) == 1
+    entry = catalog.get("A name.", context="pkg.Name:summary")
+    assert entry is not None and entry.string == "Un nom." and not entry.fuzzy
+    assert list(catalog.obsolete) == ["gone"]  # history that has no new entry stays

@@ -35,13 +35,18 @@ def extract(target: project.Project) -> list[str]:
 
 
 def update(target: project.Project) -> list[str]:
-    """Write the template, then merge it into each locale (obsolete kept as #~, changes fuzzy)."""
+    """Write the template, then merge it into each locale (obsolete kept as #~, changes fuzzy),
+    after moving any old module-keyed context to its public path (see ``migrate``)."""
     lines = extract(target)
     state = project.load(target)
     template = catalog.template(state.reference, state.messages)
+    mapping = migrate.context_map(state.reference)
     for locale in target.translated:
         path = target.po(locale)
-        merged = catalog.merge(template, state.catalogs[locale], locale)
+        existing = state.catalogs[locale]
+        if existing is not None:  # contexts of before the public paths: moved, never lost
+            migrate.migrate(existing, mapping)
+        merged = catalog.merge(template, existing, locale)
         written = catalogs.write_if_changed(path, catalogs.render_po(merged))
         lines.append(f"{target.relative(path)}: {'written' if written else 'unchanged'}")
     return lines

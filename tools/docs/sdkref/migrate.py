@@ -10,7 +10,9 @@ was already keyed by its public module and does not change.
 translations, flags and comments; an entry whose new context already exists keeps the better of
 the two (translated and not fuzzy first). Contexts that are not old-style are left alone, so it
 can run again on any catalog (a branch merged later): ``python -m tools.docs.gen_sdk_reference
-migrate``. Obsolete entries (``#~``) are history and are left as they are.
+migrate``, and ``update`` runs it first. A catalog that was updated before it was migrated holds
+its old entries as obsolete (``#~``) and the same texts under the new contexts as new or fuzzy:
+the obsolete translation is put back on its new entry, and the obsolete entry goes.
 """
 
 from __future__ import annotations
@@ -74,7 +76,26 @@ def migrate(catalog: Catalog, mapping: dict[str, str]) -> int:
         kept[key] = _better(kept[key], message) if key in kept else message
     for message in kept.values():
         catalog[message.id] = message
-    return changed
+    return changed + _revive(catalog, mapping)
+
+
+def _revive(catalog: Catalog, mapping: dict[str, str]) -> int:
+    """Put the translations of old-style obsolete entries back on their new entries, where those
+    are untranslated or fuzzy; return how many came back."""
+    revived = 0
+    for key, old in list(catalog.obsolete.items()):
+        if not old.context or not old.string or old.fuzzy:
+            continue
+        entry = catalog.get(old.id, context=new_context(old.context, mapping))
+        if entry is None or entry.context == old.context:
+            continue
+        if _better(entry, old) is old:
+            entry.string = old.string
+            entry.flags.discard("fuzzy")
+            entry.previous_id = []
+            del catalog.obsolete[key]
+            revived += 1
+    return revived
 
 
 __all__ = ["context_map", "migrate", "new_context"]
