@@ -322,6 +322,9 @@ def test_version_prints_the_installed_release(folder: Path) -> None:
     assert contextwise.__version__ == version("contextwise")
     pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert f'version = "{contextwise.__version__}"' in pyproject
+    # One source: the package reads the metadata, it never spells the release itself.
+    init = (Path(__file__).parents[1] / "src/contextwise/__init__.py").read_text(encoding="utf-8")
+    assert f'"{contextwise.__version__}"' not in init
 
 
 def _session_export(folder: Path, messages: list[Any]) -> dict[str, Any]:
