@@ -360,7 +360,7 @@ def _reply(message: object = None, **fields: object) -> bytes:
         (_reply("just a string"), "no message"),
         (_reply(choices={"0": {"message": {"content": "{}"}}}), "no choices"),
         (_reply(choices="none"), "no choices"),
-        (_reply({"role": "assistant", "content": "[" * 5_000 + "]" * 5_000}), "not JSON"),
+        (_reply({"role": "assistant", "content": "[" * 5_000 + "]" * 5_000}), None),
         (_reply(model=12), None),
         (_reply(usage={"prompt_tokens": "many", "completion_tokens": 1}), None),
     ],
@@ -379,6 +379,20 @@ async def test_a_malformed_200_reply_is_a_decision_response_error(
     with pytest.raises(DecisionResponseError):
         await ModelRouter(make_routing(provider, on_error="fallback")).aroute(context())
     await provider.client.close()
+
+
+async def test_a_reply_too_deep_for_the_json_parser_is_too_deep_on_every_python(
+    endpoint: FakeEndpoint,
+) -> None:
+    # Python 3.11 and 3.12's parser raises RecursionError here; 3.13's reads it: same answer.
+    endpoint.replies.append(
+        Reply(body=_reply({"role": "assistant", "content": "[" * 5_000 + "]" * 5_000}))
+    )
+    provider = _provider(endpoint)
+    with pytest.raises(DecisionResponseError) as caught:
+        await provider.request(_request())
+    await provider.client.close()
+    assert caught.value.code == "too_deep"
 
 
 async def test_a_reply_nested_too_deep_is_a_decision_response_error(endpoint: FakeEndpoint) -> None:

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import AsyncGenerator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from contextwise._checks import finite_float, require_instance
+from contextwise._checks import MAX_DEPTH, finite_float, require_instance, too_deep
 from contextwise._translation import short_repr, short_text
 from contextwise.decision.core import check_timeout, coerce_response
 from contextwise.decision.schema import (
@@ -250,10 +250,14 @@ class OpenAIDecisionProvider:
         content = self._content(completion)
         try:
             data = json.loads(content)
-        except (ValueError, RecursionError) as exc:
+        except RecursionError as exc:  # Python 3.11 and 3.12 give up before the depth check
+            raise _too_deep() from exc
+        except ValueError as exc:
             raise DecisionResponseError(
                 "malformed_response", provider=self.name, detail=f"not JSON: {content[:200]}"
             ) from exc
+        if too_deep(data):  # Python 3.13's parser reads any depth: the same answer everywhere
+            raise _too_deep()
         answers = data.get("answers") if isinstance(data, dict) else None
         if isinstance(answers, dict):
             for answer in answers.values():
@@ -467,3 +471,8 @@ def _check_request_settings(
         raise RoutingConfigurationError(
             "wrong_type", field="extra_body", expected="object", value=short_repr(extra_body)
         )
+
+
+def _too_deep() -> DecisionResponseError:
+    """A reply nested deeper than contextwise reads, on every Python version alike."""
+    return DecisionResponseError("too_deep", field="DecisionResponse", limit=MAX_DEPTH)
