@@ -632,7 +632,8 @@ class RoutingConfigurationError(InvalidValueError):
             "models, or the one model that runs the step."
         ),
         "invalid_router": N_(
-            "{field} must be a ModelRouter or a RuleRouter, got a value of type {type_name}."
+            "{field} must be a router (a ModelRouter, a RuleRouter, or an object with models, "
+            "default, route and aroute), got a value of type {type_name}."
         ),
         "blank_rule_id": N_("A routing rule's {field} must be a non-blank string, got {value}."),
         "rule_not_callable": N_(
@@ -662,6 +663,9 @@ class RoutingConfigurationError(InvalidValueError):
         "on_event_not_callable": N_(
             "{field} must be a function that receives routing events, got a value of type "
             "{type_name}."
+        ),
+        "sticky_not_bool": N_(
+            "{field} must be True or False, got a value of type {type_name}."
         ),
         "missing_window": N_(
             "Model '{model}' declares no context window, and no default {field} was given."
