@@ -569,6 +569,18 @@ class RoutingConfigurationError(InvalidValueError):
             "{field} must hold exactly one model per choice of question '{question}': missing "
             "{missing}, unexpected {unexpected}."
         ),
+        "router_needs_models": N_(
+            "The {integration} integration routes with both router and models; {field} is "
+            "missing."
+        ),
+        "framework_models_not_mapping": N_(
+            "{field} must map each of the router's labels to a {integration} model, got a value "
+            "of type {type_name}."
+        ),
+        "framework_models_mismatch": N_(
+            "{field} must hold exactly one {integration} model per label of the router: missing "
+            "{missing}, unexpected {unexpected}."
+        ),
         "models_not_mapping": N_(
             "{field} must map each choice label to a ModelSpec or a model name, got a value of "
             "type {type_name}."
