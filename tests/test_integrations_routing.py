@@ -441,3 +441,78 @@ def test_agents_sdk_routed_model_refuses_bad_models() -> None:
     assert caught.value.code == "framework_models_mismatch"
     assert caught.value.params["missing"] == ["deep"]
     assert_translated(caught.value)
+
+
+def test_pydantic_ai_a_streamed_answer_is_followed_by_its_model_name() -> None:
+    from pydantic_ai.messages import ModelResponse
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.profiles import ModelProfile
+
+    profile = ModelProfile(supports_thinking=True)
+    models = {
+        label: TestModel(call_tools=[], custom_output_text=label, model_name=f"model-{label}",
+                         profile=profile)
+        for label in ("fast", "deep")
+    }
+    router, _ = model_router(("deep", 0.95, "high"), ("fast", 0.95, "low"), sticky=True)
+    agent = pydantic_agent(router, models)
+
+    async def streamed() -> list[Any]:
+        async with agent.run_stream("Fix it.") as run:
+            assert await run.get_output() == "deep"
+        return run.all_messages()
+
+    history = asyncio.run(streamed())
+    # pydantic-ai keeps no hook's change on a streamed response: the next request finds the
+    # previous model by its name, at its own effort.
+    assert (history[-1].model_name, history[-1].metadata) == ("model-deep", None)
+    follow = agent.run_sync("And now?", message_history=history)
+    last = follow.all_messages()[-1]
+    assert isinstance(last, ModelResponse) and last.model_name == "model-deep"
+    assert (last.metadata or {})["contextwise_route"]["reason"] == "sticky"
+    assert models["deep"].last_model_request_parameters is not None
+    assert models["deep"].last_model_request_parameters.thinking == "medium"
+
+
+def test_agents_sdk_stream_response_routes_and_remembers() -> None:
+    from types import SimpleNamespace
+
+    from agents import Model, ModelSettings, ModelTracing
+
+    from contextwise.integrations.openai_agents import RoutedModel
+
+    class Streaming(Model):
+        def __init__(self, label: str) -> None:
+            self.label = label
+            self.efforts: list[Any] = []
+
+        async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+        async def stream_response(  # type: ignore[override]
+            self, system_instructions: Any, input: Any, model_settings: Any, *args: Any,
+            **kwargs: Any,
+        ) -> Any:
+            self.efforts.append(model_settings.reasoning.effort)
+            item = {"id": f"msg_{self.label}_{len(self.efforts)}", "type": "message"}
+            yield SimpleNamespace(type="response.output_text.delta")
+            done = SimpleNamespace(output=[item])
+            yield SimpleNamespace(type="response.completed", response=done)
+
+    router, _ = model_router(("deep", 0.95, "high"), ("fast", 0.95, "low"), sticky=True)
+    models = {"fast": Streaming("fast"), "deep": Streaming("deep")}
+    routed = RoutedModel(router, models=models)  # type: ignore[arg-type]
+
+    async def call(items: list[Any]) -> list[Any]:
+        stream = routed.stream_response(
+            "You fix tests.", items, ModelSettings(), [], None, [], ModelTracing.DISABLED,
+            previous_response_id=None, conversation_id=None, prompt=None,
+        )
+        return [event async for event in stream]
+
+    first = asyncio.run(call([{"role": "user", "content": "Fix it."}]))
+    assert [event.type for event in first] == ["response.output_text.delta", "response.completed"]
+    answer = first[-1].response.output[0]
+    follow_up = {"role": "user", "content": "And now?"}
+    asyncio.run(call([{"role": "user", "content": "Fix it."}, answer, follow_up]))
+    assert (models["deep"].efforts, models["fast"].efforts) == (["high", "high"], [])

@@ -286,3 +286,20 @@ def test_one_reporter_logs_both_routers_alike(caplog: pytest.LogCaptureFixture) 
     assert (rules.provider, rules.effort, rules.reason) == ("rules", "low", "default")  # type: ignore[attr-defined]
     assert (model.provider, model.effort, model.question) == ("scripted", "high", "model")  # type: ignore[attr-defined]
     assert "question" not in rules.__dict__ and "router_model" not in rules.__dict__
+
+
+def test_prepare_step_gives_a_sticky_router_the_active_effort() -> None:
+    router = model_router(("deep", 0.99, "low"))
+    prepared = prepare_step(
+        ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)],
+        router=router, step=5, active="deep", active_effort="high",
+    )
+    # The route asks for less effort on the same model: the step keeps the previous effort.
+    assert (prepared.route.reason, prepared.effort) == ("sticky", Effort.HIGH)
+    with pytest.raises(InvalidValueError) as caught:
+        prepare_step(
+            ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)],
+            router=router, step=6, active="deep", active_effort="turbo",  # type: ignore[arg-type]
+        )
+    assert caught.value.code == "invalid_effort"
+    assert_translated(caught.value)

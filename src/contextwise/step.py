@@ -15,7 +15,7 @@ from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._translation import short_text
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
-from contextwise.effort import Effort
+from contextwise.effort import Effort, EffortLevel
 from contextwise.errors import RoutingConfigurationError
 from contextwise.messages import ChatMessage
 from contextwise.policy import (
@@ -220,6 +220,7 @@ def prepare_step(
     model: ModelSpec | str | None = None,
     step: int,
     active: str | None = None,
+    active_effort: EffortLevel | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
     window: int | None = None,
@@ -275,7 +276,15 @@ def prepare_step(
             as_runner(policy, options, defaults=_STEP_DEFAULTS),
             fragments,
             _StepOptions(
-                _step_router(router, model), step, active, system, tools, window, output, reasoning
+                _step_router(router, model),
+                step,
+                active,
+                system,
+                tools,
+                window,
+                output,
+                reasoning,
+                active_effort=active_effort,
             ),
         )
     )
@@ -289,6 +298,7 @@ async def aprepare_step(
     model: ModelSpec | str | None = None,
     step: int,
     active: str | None = None,
+    active_effort: EffortLevel | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
     window: int | None = None,
@@ -336,6 +346,9 @@ async def aprepare_step(
         active: The label of the model that ran the previous step; the router's ``default``
             when omitted, for the first step. The router sees it as the context's ``choice``
             (what a sticky router keeps).
+        active_effort: The effort the previous step was sent (its ``PreparedStep.effort``), or
+            ``None`` for the active model's own; the router sees it as the context's ``effort``,
+            and the first compaction reserves its thinking budget.
         system: The conversation model's instructions, shown to the decision model.
         tools: The tool specifications offered to the conversation model, shown to the decision
             model.
@@ -360,6 +373,8 @@ async def aprepare_step(
             supplied.
         DecisionResponseError: When the decision provider's answer is malformed.
         QuotaExceededError: When the decision provider's quota is exhausted.
+        InvalidValueError: When ``active_effort`` is not an effort level (code
+            ``invalid_effort``).
 
     Examples:
         >>> import asyncio
@@ -409,6 +424,7 @@ async def aprepare_step(
                 window,
                 output,
                 reasoning,
+                active_effort=active_effort,
                 asynchronous=True,
             ),
         )
@@ -431,9 +447,10 @@ class _StepOptions:
     window: int | None
     output: int
     reasoning: int
+    active_effort: EffortLevel | None = None
     asynchronous: bool = False
 
-    def budget(self, spec: ModelSpec, effort: Effort | None) -> ContextBudget:
+    def budget(self, spec: ModelSpec, effort: EffortLevel | None) -> ContextBudget:
         """A model's context budget with this step's defaults; an effort reserves its thinking."""
         reasoning = self.reasoning if effort is None else spec.thinking_budget(effort)
         return model_budget(spec, window=self.window, output=self.output, reasoning=reasoning)
@@ -481,7 +498,10 @@ def _core(
         runner = runner.replace(counter=EstimateCounter())
     cap = runner.options.get("budget")
     active_spec = models[label]
-    active_budget = options.budget(active_spec, active_spec.effort_sent)
+    active_effort = options.active_effort
+    if active_effort is None:
+        active_effort = active_spec.effort_sent
+    active_budget = options.budget(active_spec, active_effort)
     result: ContextResult = yield from runner_core(
         runner.replace(budget=_capped(active_budget, cap)), fragments
     )
@@ -492,6 +512,7 @@ def _core(
         messages=_messages(result.fragments),
         tools=options.tools,
         choice=options.active,
+        effort=options.active_effort,
     )
     route = yield from options.route(context)
     budget = options.budget(route.model, route.effort)

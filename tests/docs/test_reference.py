@@ -88,7 +88,7 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
     state = project.load(project.Project())
     pages = {page.slug: page for page in state.reference.pages}
     for slug, name in INTEGRATION_PAGES.items():
-        assert [cls.name for cls in pages[slug].classes][0] == name
+        assert pages[slug].classes[0].name == name
         constructor = pages[slug].classes[0].constructor
         assert constructor is not None
         # ``**options: Unpack[RunnerOptions]`` is shown as one documented parameter per option.

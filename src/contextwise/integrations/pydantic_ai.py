@@ -88,8 +88,10 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     before the policy, so the router would see the whole history. The response records its
     route in its ``metadata["contextwise_route"]``, and the next request gives it to the
     router as the previous call's ``choice`` and ``effort``: a sticky router keeps them, also
-    in a later run that continues the history. The step is the number of responses in the
-    history, plus one.
+    in a later run that continues the history. A streamed response keeps no record
+    (pydantic-ai has already handed it over); the next request then takes the label whose
+    model has the response's ``model_name``, at that model's own effort. The step is the number
+    of responses in the history, plus one.
 
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
@@ -287,7 +289,7 @@ def _routing_context(routing: StepRouting[Model], request: ModelRequestContext) 
     """The routing context of a request: its messages, system prompt and tools, and the route
     of the last response."""
     responses = [message for message in request.messages if isinstance(message, ModelResponse)]
-    previous = (responses[-1].metadata or {}).get(ROUTE_KEY) if responses else None
+    previous = _previous_route(routing, responses[-1]) if responses else None
     system = [
         part.content
         for message in request.messages
@@ -302,6 +304,21 @@ def _routing_context(routing: StepRouting[Model], request: ModelRequestContext) 
     return routing.context(
         len(responses) + 1, request.messages, previous, system="\n\n".join(system), tools=tools
     )
+
+
+def _previous_route(routing: StepRouting[Model], response: ModelResponse) -> object:
+    """The route of the last response: its record, or else (a streamed final response, which
+    keeps no record, or a history from before the router) the one label whose model has the
+    response's model name, at that model's own effort."""
+    record = (response.metadata or {}).get(ROUTE_KEY)
+    if record is not None:
+        return record
+    labels = [
+        label
+        for label, model in routing.models.items()
+        if getattr(model, "model_name", None) == response.model_name
+    ]
+    return {"choice": labels[0]} if len(labels) == 1 else None
 
 
 def _split_system_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
