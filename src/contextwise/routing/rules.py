@@ -313,7 +313,8 @@ class RuleRouter:
                 compaction and the tool specifications.
 
         Returns:
-            The chosen candidate, the reason (``rule:<id>`` or ``default``) and the effort.
+            The chosen candidate, the reason (``rule:<id>``, ``default`` or ``sticky``) and the
+            effort.
 
         Raises:
             RoutingRuleError: When a rule raises (code ``rule_failed``); the rule's own error is
