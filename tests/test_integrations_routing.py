@@ -516,3 +516,25 @@ def test_agents_sdk_stream_response_routes_and_remembers() -> None:
     follow_up = {"role": "user", "content": "And now?"}
     asyncio.run(call([{"role": "user", "content": "Fix it."}, answer, follow_up]))
     assert (models["deep"].efforts, models["fast"].efforts) == (["high", "high"], [])
+
+
+def test_langchain_sticky_survives_a_restart_through_the_checkpointer() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    saver = InMemorySaver()
+    config = {"configurable": {"thread_id": "restart-1"}}
+
+    def process(answers: tuple[str, float, str], replies: dict[str, list[AIMessage]]) -> Any:
+        """A new middleware and agent on the same checkpointer, as a restarted process builds."""
+        router, _ = model_router(answers, sticky=True)
+        models = langchain_models(replies)
+        middleware = ContextPolicyMiddleware(POLICY, router=router, models=models)
+        return create_agent(models["fast"], middleware=[middleware], checkpointer=saver), models
+
+    first, _ = process(("deep", 0.95, "high"), {"fast": [], "deep": [AIMessage("one")]})
+    first.invoke({"messages": [HumanMessage("Fix it.")]}, config)  # type: ignore[arg-type]
+    second, models = process(("fast", 0.95, "low"), {"fast": [], "deep": [AIMessage("two")]})
+    state = second.invoke({"messages": [HumanMessage("Thanks.")]}, config)  # type: ignore[arg-type]
+    assert models["fast"].calls == []
+    assert [call["reasoning_effort"] for call in models["deep"].calls] == ["high"]
+    assert state["messages"][-1].response_metadata["contextwise_route"]["reason"] == "sticky"
