@@ -538,3 +538,30 @@ def test_langchain_sticky_survives_a_restart_through_the_checkpointer() -> None:
     assert models["fast"].calls == []
     assert [call["reasoning_effort"] for call in models["deep"].calls] == ["high"]
     assert state["messages"][-1].response_metadata["contextwise_route"]["reason"] == "sticky"
+
+
+def test_agents_sdk_routed_model_sees_the_policys_context() -> None:
+    from agents import Agent, RunConfig, Runner, SQLiteSession
+
+    from contextwise.integrations.openai_agents import PolicySession, RoutedModel
+
+    router, provider = model_router(*[("fast", 0.95, "low")] * 4)
+    models, seen = agents_models({"fast": [False] * 4, "deep": []})
+    trim = {
+        "mode": "reduce", "trigger_chars": 120, "target_input_chars": 60,
+        "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history", "target_chars": 60}],
+    }
+    session = PolicySession(SQLiteSession("routed"), trim)
+    agent = Agent(name="fixer", instructions="You fix tests.", model=RoutedModel(router, models))
+    config = session.run_config(RunConfig(tracing_disabled=True))
+
+    async def converse() -> None:
+        for number in range(4):
+            question = f"Question number {number}: what fails in the suite today?"
+            await Runner.run(agent, question, session=session, run_config=config)
+
+    asyncio.run(converse())
+    assert seen["fast"] == ["low"] * 4
+    # The router saw the trimmed input, never the whole stored history.
+    shown = [len(request.state["messages"]) for request in provider.requests]
+    assert shown == [1, 3, 1, 3]  # the stored history grows 1, 3, 5, 7
