@@ -528,7 +528,7 @@ RESULTS_AND_RECORDS = frozenset({
     "AddResult", "ArchivedMessage", "BudgetPlan", "ChangeEntry", "ChoiceOutcome", "Cost",
     "DecisionFailedEvent", "DecisionFinishedEvent", "DecisionStartedEvent", "IdempotencyKey",
     "Language", "MessageFacts", "MessageGroup", "MessageLayout", "ModelCounter", "PreparedStep",
-    "RecallPage", "RecallTool", "RouteEvent", "SessionChange", "SessionSnapshot",
+    "RecallPage", "RecallTool", "RouteEvent", "RuleFailedEvent", "SessionChange", "SessionSnapshot",
     "StoredArchiveItem", "StoredMessage", "UsageRecord", "UsageSummary", "UsageTotals",
     "ContextResult", "RouteOutcome",
 })

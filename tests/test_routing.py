@@ -105,7 +105,7 @@ async def test_confidence_above_the_threshold_selects_the_choice(
         reason="selected",
         confidence=0.9,
         usage=None,
-        effort_sent=Effort.HIGH,
+        effort=Effort.HIGH,
         proposed="deep",
     )
     assert len(provider.requests) == 1
@@ -135,7 +135,7 @@ async def test_confidence_just_below_the_threshold_selects_the_fallback(
         "small-model",
         "confidence",
     )
-    assert (outcome.confidence, outcome.proposed, outcome.effort_sent) == (
+    assert (outcome.confidence, outcome.proposed, outcome.effort) == (
         JUST_BELOW,
         "deep",
         Effort.LOW,
@@ -172,7 +172,7 @@ async def _assert_unavailable_fallback(
         reason="unavailable",
         confidence=None,
         usage=None,
-        effort_sent=Effort.LOW,
+        effort=Effort.LOW,
         proposed=None,
     )
     assert len(provider.requests) == 1
@@ -667,7 +667,7 @@ def test_sync_route_with_an_async_provider_and_a_fallback() -> None:
         ("none", ["low"], Effort.LOW),
     ],
 )
-async def test_effort_sent_is_clamped_to_the_supported_levels(
+async def test_the_models_own_effort_is_clamped_to_the_supported_levels(
     effort: str | None, supported: list[str] | None, expected: Effort | None
 ) -> None:
     models = {
@@ -676,8 +676,8 @@ async def test_effort_sent_is_clamped_to_the_supported_levels(
     }
     routing = make_routing(FakeProvider(answering("deep", 0.99)), models=models)
     outcome = await ModelRouter(routing).aroute(context())
-    assert outcome.effort_sent == expected
-    assert routing.effort_sent("deep") == expected
+    assert outcome.effort == expected
+    assert routing.models["deep"].effort_sent == expected
 
 
 # --- observability -----------------------------------------------------------------------------
@@ -707,7 +707,7 @@ async def test_events_carry_durations_usage_and_the_choice(recorder: Recorder) -
         0.93,
     )
     assert route.usage == outcome.usage == finished.usage
-    assert route.effort_sent == Effort.HIGH
+    assert route.effort == Effort.HIGH
     assert route.duration_ms >= finished.duration_ms
 
 

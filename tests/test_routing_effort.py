@@ -80,7 +80,7 @@ def test_both_questions_are_asked_in_one_request_and_the_effort_is_clamped() -> 
     assert list(request.questions) == ["model", "effort"]
     assert outcome.model.name == "big-model"
     assert outcome.effort == Effort.HIGH  # max, clamped to the model's medium and high
-    assert outcome.effort_sent == Effort.MEDIUM  # the model's own effort
+    assert outcome.model.effort_sent == Effort.MEDIUM  # the model's own effort
 
 
 def test_a_confident_effort_applies_to_the_chosen_model() -> None:
@@ -112,7 +112,7 @@ def test_on_an_outage_the_fallback_runs_at_its_own_effort() -> None:
         Effort.LOW,
     )
     assert [event.kind for event in events] == ["started", "failed", "route"]
-    assert events[-1].effort_sent == Effort.LOW  # type: ignore[union-attr]
+    assert events[-1].effort == Effort.LOW  # type: ignore[union-attr]
 
 
 def test_the_route_event_carries_the_chosen_effort() -> None:
@@ -128,7 +128,7 @@ def test_the_route_event_carries_the_chosen_effort() -> None:
     )
     ModelRouter(routing, on_event=events.append).route(RoutingContext(step=1, model="m"))
     assert events[-1].kind == "route"
-    assert events[-1].effort_sent == Effort.MEDIUM  # type: ignore[union-attr]  # low -> medium
+    assert events[-1].effort == Effort.MEDIUM  # type: ignore[union-attr]  # low -> medium
 
 
 def test_without_an_effort_question_only_the_routing_question_is_asked() -> None:
@@ -143,7 +143,7 @@ def test_without_an_effort_question_only_the_routing_question_is_asked() -> None
     )
     outcome = ModelRouter(routing).route(RoutingContext(step=1, model="m"))
     assert list(provider.requests[0].questions) == ["model"]
-    assert outcome.effort == outcome.effort_sent == Effort.MEDIUM
+    assert outcome.effort == outcome.model.effort_sent == Effort.MEDIUM
 
 
 @pytest.mark.parametrize(

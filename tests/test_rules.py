@@ -19,6 +19,7 @@ from contextwise import (
     RoutingEvent,
     RoutingRule,
     RoutingRuleError,
+    RuleFailedEvent,
     RuleRouter,
 )
 
@@ -53,7 +54,7 @@ def test_the_first_matching_rule_picks_the_model_and_names_itself_in_the_reason(
     assert (huge.choice, huge.model.name, huge.reason) == ("deep", "big-model", "rule:huge")
     # The rule asks for max, the model supports medium and high: the nearest lower level.
     assert huge.effort == Effort.HIGH
-    assert huge.effort_sent == Effort.MEDIUM
+    assert huge.model.effort_sent == Effort.MEDIUM  # the model's own
     assert huge.confidence is None and huge.usage is None
     just_under = RoutingContext(step=1, model="m", messages=long_messages(199_996))
     assert router.route(just_under).reason == "default"
@@ -86,7 +87,6 @@ def test_the_default_takes_the_steps_no_rule_matches_with_the_models_effort() ->
         reason="default",
         confidence=None,
         usage=None,
-        effort_sent=Effort.LOW,
         effort=Effort.LOW,
     )
 
@@ -129,9 +129,10 @@ def test_events_and_a_log_record_report_each_route(caplog: pytest.LogCaptureFixt
     router = make_router(on_event=events.append)
     with caplog.at_level(logging.INFO, logger="contextwise.routing"):
         router.route(RoutingContext(step=5, model="m", tools=TOOLS))
-    assert [event.kind for event in events] == ["started", "route"]
-    started, routed = events
-    assert started.provider == "rules" and started.step == 5  # type: ignore[union-attr]
+    # A rule router sends events of its own: no decision started, no empty router model.
+    assert [event.kind for event in events] == ["route"]
+    (routed,) = events
+    assert routed.step == 5
     assert routed.reason == "rule:late-tools"  # type: ignore[union-attr]
     assert routed.model == "tool-model"  # type: ignore[union-attr]
     assert routed.duration_ms >= 0  # type: ignore[union-attr]
@@ -170,10 +171,13 @@ def test_a_rule_that_raises_is_a_routing_error_naming_the_rule(
     for locale in ("fr", "zh"):
         assert error.render(locale) != error.render("en")
         assert "tool-kind" in error.render(locale) and "KeyError" in error.render(locale)
-    assert [event.kind for event in events] == ["started", "failed"]
-    assert events[1].error is error and events[1].fallback is False  # type: ignore[union-attr]
+    (failed,) = events
+    assert isinstance(failed, RuleFailedEvent)
+    assert (failed.kind, failed.rule, failed.step) == ("rule_failed", "tool-kind", 3)
+    assert failed.error is error
     (record,) = caplog.records
     assert record.levelno == logging.WARNING and record.rule == "tool-kind"  # type: ignore[attr-defined]
+    assert not hasattr(record, "router_model") and not hasattr(record, "question")
 
 
 def test_a_predicate_must_return_a_bool() -> None:
@@ -247,6 +251,6 @@ def test_a_single_model_router_runs_every_step_on_its_model() -> None:
     outcome = router.route(RoutingContext(step=3, model="gpt-5", messages=long_messages(10**6)))
     assert (outcome.choice, outcome.model.name, outcome.reason) == ("gpt-5", "gpt-5", "default")
     assert outcome.effort == Effort.HIGH
-    assert [event.kind for event in events] == ["started", "route"]
+    assert [event.kind for event in events] == ["route"]
     assert RuleRouter.single("small").route(RoutingContext(step=1, model="x")).model.name == "small"
     _config_error("invalid_model_spec", lambda: RuleRouter.single(""))

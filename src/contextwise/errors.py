@@ -569,6 +569,18 @@ class RoutingConfigurationError(InvalidValueError):
             "{field} must hold exactly one model per choice of question '{question}': missing "
             "{missing}, unexpected {unexpected}."
         ),
+        "router_needs_models": N_(
+            "The {integration} integration routes with both router and models; {field} is "
+            "missing."
+        ),
+        "framework_models_not_mapping": N_(
+            "{field} must map each of the router's labels to a {integration} model, got a value "
+            "of type {type_name}."
+        ),
+        "framework_models_mismatch": N_(
+            "{field} must hold exactly one {integration} model per label of the router: missing "
+            "{missing}, unexpected {unexpected}."
+        ),
         "models_not_mapping": N_(
             "{field} must map each choice label to a ModelSpec or a model name, got a value of "
             "type {type_name}."
@@ -632,7 +644,8 @@ class RoutingConfigurationError(InvalidValueError):
             "models, or the one model that runs the step."
         ),
         "invalid_router": N_(
-            "{field} must be a ModelRouter or a RuleRouter, got a value of type {type_name}."
+            "{field} must be a router (a ModelRouter, a RuleRouter, or an object with models, "
+            "default, route and aroute), got a value of type {type_name}."
         ),
         "blank_rule_id": N_("A routing rule's {field} must be a non-blank string, got {value}."),
         "rule_not_callable": N_(
@@ -662,6 +675,9 @@ class RoutingConfigurationError(InvalidValueError):
         "on_event_not_callable": N_(
             "{field} must be a function that receives routing events, got a value of type "
             "{type_name}."
+        ),
+        "sticky_not_bool": N_(
+            "{field} must be True or False, got a value of type {type_name}."
         ),
         "missing_window": N_(
             "Model '{model}' declares no context window, and no default {field} was given."

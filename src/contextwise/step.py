@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Unpack
 
 from contextwise._checks import require_instance
-from contextwise._effects import Effects, run_async, run_sync
+from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._translation import short_text
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
-from contextwise.effort import Effort
+from contextwise.effort import Effort, EffortLevel
 from contextwise.errors import RoutingConfigurationError
 from contextwise.messages import ChatMessage
 from contextwise.policy import (
@@ -30,7 +30,7 @@ from contextwise.policy import (
 from contextwise.policy.runner import as_runner, measure_of, runner_core
 from contextwise.routing.model import ModelSpec, RoutingContext
 from contextwise.routing.options import provider_options
-from contextwise.routing.router import ModelRouter, RouteOutcome, route_effects
+from contextwise.routing.outcome import RouteOutcome, Router
 from contextwise.routing.rules import RuleRouter
 from contextwise.tokens import EstimateCounter
 
@@ -216,10 +216,11 @@ def prepare_step(
     policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
-    router: ModelRouter | RuleRouter | None = None,
+    router: Router | None = None,
     model: ModelSpec | str | None = None,
     step: int,
     active: str | None = None,
+    active_effort: EffortLevel | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
     window: int | None = None,
@@ -275,7 +276,15 @@ def prepare_step(
             as_runner(policy, options, defaults=_STEP_DEFAULTS),
             fragments,
             _StepOptions(
-                _step_router(router, model), step, active, system, tools, window, output, reasoning
+                _step_router(router, model),
+                step,
+                active,
+                system,
+                tools,
+                window,
+                output,
+                reasoning,
+                active_effort=active_effort,
             ),
         )
     )
@@ -285,10 +294,11 @@ async def aprepare_step(
     policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
-    router: ModelRouter | RuleRouter | None = None,
+    router: Router | None = None,
     model: ModelSpec | str | None = None,
     step: int,
     active: str | None = None,
+    active_effort: EffortLevel | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
     window: int | None = None,
@@ -327,14 +337,18 @@ async def aprepare_step(
             (:meth:`~contextwise.policy.PolicyRunner.replace`), and the estimate counter when it
             has no counter.
         fragments: The fragments of the context before compaction.
-        router: The router that picks the model: a :class:`~contextwise.routing.ModelRouter`
-            or a :class:`~contextwise.routing.RuleRouter`; its ``on_event`` receives the routing
-            events. Give either ``router`` or ``model``.
+        router: The router that picks the model: a :class:`~contextwise.routing.ModelRouter`,
+            a :class:`~contextwise.routing.RuleRouter` or any :class:`~contextwise.Router`; its
+            ``on_event`` receives the routing events. Give either ``router`` or ``model``.
         model: The one model that runs every step, instead of a router; the route then has the
             reason ``default``.
         step: The number of the harness step.
-        active: The label of the model that ran the previous step; the routing's fallback (or the
-            rule router's default) when omitted, for the first step.
+        active: The label of the model that ran the previous step; the router's ``default``
+            when omitted, for the first step. The router sees it as the context's ``choice``
+            (what a sticky router keeps).
+        active_effort: The effort the previous step was sent (its ``PreparedStep.effort``), or
+            ``None`` for the active model's own; the router sees it as the context's ``effort``,
+            and the first compaction reserves its thinking budget.
         system: The conversation model's instructions, shown to the decision model.
         tools: The tool specifications offered to the conversation model, shown to the decision
             model.
@@ -359,6 +373,8 @@ async def aprepare_step(
             supplied.
         DecisionResponseError: When the decision provider's answer is malformed.
         QuotaExceededError: When the decision provider's quota is exhausted.
+        InvalidValueError: When ``active_effort`` is not an effort level (code
+            ``invalid_effort``).
 
     Examples:
         >>> import asyncio
@@ -400,7 +416,16 @@ async def aprepare_step(
             as_runner(policy, options, defaults=_STEP_DEFAULTS),
             fragments,
             _StepOptions(
-                _step_router(router, model), step, active, system, tools, window, output, reasoning
+                _step_router(router, model),
+                step,
+                active,
+                system,
+                tools,
+                window,
+                output,
+                reasoning,
+                active_effort=active_effort,
+                asynchronous=True,
             ),
         )
     )
@@ -414,7 +439,7 @@ _STEP_DEFAULTS: Mapping[str, Any] = {"counter": EstimateCounter()}
 class _StepOptions:
     """What one step needs besides the policy, the fragments and the policy's functions."""
 
-    router: ModelRouter | RuleRouter
+    router: Router
     step: int
     active: str | None
     system: str
@@ -422,37 +447,35 @@ class _StepOptions:
     window: int | None
     output: int
     reasoning: int
+    active_effort: EffortLevel | None = None
+    asynchronous: bool = False
 
-    def budget(self, spec: ModelSpec, effort: Effort | None) -> ContextBudget:
+    def budget(self, spec: ModelSpec, effort: EffortLevel | None) -> ContextBudget:
         """A model's context budget with this step's defaults; an effort reserves its thinking."""
         reasoning = self.reasoning if effort is None else spec.thinking_budget(effort)
         return model_budget(spec, window=self.window, output=self.output, reasoning=reasoning)
 
-    def candidates(self) -> tuple[Mapping[str, ModelSpec], str]:
-        """The router's models by label, and the label of the first step's active model."""
-        router = self.router
-        if isinstance(router, RuleRouter):
-            return router.models, router.default
-        return router.routing.models, router.routing.fallback
-
     def route(self, context: RoutingContext) -> Effects[RouteOutcome]:
-        """Route the step with either kind of router."""
-        if isinstance(self.router, RuleRouter):
-            return self.router.route(context)
-        outcome: RouteOutcome = yield from route_effects(self.router, context)
+        """Route the step: the router's ``aroute`` under the async driver, ``route`` otherwise."""
+        router = self.router
+        outcome: RouteOutcome = yield from call(
+            router.aroute if self.asynchronous else router.route, context
+        )
         return outcome
 
 
-def _step_router(
-    router: ModelRouter | RuleRouter | None, model: ModelSpec | str | None
-) -> ModelRouter | RuleRouter:
+def _step_router(router: Router | None, model: ModelSpec | str | None) -> Router:
     """The step's router: the one given, or a single-model router for ``model``."""
     if (router is None) == (model is None):
         raise RoutingConfigurationError("router_or_model", field="router")
     if router is None:
         assert model is not None
         return RuleRouter.single(model)
-    if not isinstance(router, ModelRouter | RuleRouter):
+    if not (
+        all(callable(getattr(router, name, None)) for name in ("route", "aroute"))
+        and isinstance(getattr(router, "models", None), Mapping)
+        and isinstance(getattr(router, "default", None), str)
+    ):
         raise RoutingConfigurationError(
             "invalid_router", field="router", type_name=type(router).__name__
         )
@@ -465,8 +488,8 @@ def _core(
     options: _StepOptions,
 ) -> Effects[PreparedStep]:
     """The core of :func:`prepare_step` and :func:`aprepare_step`, for any driver."""
-    models, first = options.candidates()
-    label = first if options.active is None else options.active
+    models = options.router.models
+    label = options.router.default if options.active is None else options.active
     if not isinstance(label, str) or label not in models:
         raise RoutingConfigurationError(
             "unknown_active_model", field="active", model=short_text(label), known=list(models)
@@ -475,7 +498,10 @@ def _core(
         runner = runner.replace(counter=EstimateCounter())
     cap = runner.options.get("budget")
     active_spec = models[label]
-    active_budget = options.budget(active_spec, active_spec.effort_sent)
+    active_effort = options.active_effort
+    if active_effort is None:
+        active_effort = active_spec.effort_sent
+    active_budget = options.budget(active_spec, active_effort)
     result: ContextResult = yield from runner_core(
         runner.replace(budget=_capped(active_budget, cap)), fragments
     )
@@ -485,6 +511,8 @@ def _core(
         system=options.system,
         messages=_messages(result.fragments),
         tools=options.tools,
+        choice=options.active,
+        effort=options.active_effort,
     )
     route = yield from options.route(context)
     budget = options.budget(route.model, route.effort)

@@ -14,14 +14,26 @@ from contextwise import (
     ContextResult,
     MissingDependencyError,
     PolicyRunner,
+    RouteOutcome,
+    Router,
+    RoutingContext,
     RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.integrations._routing import (
+    ROUTE_KEY,
+    StepRouting,
+    effort_options,
+    route_record,
+    step_routing,
+)
 from contextwise.session import SessionStore
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
     from langchain_core.tools import BaseTool
     from langgraph.config import get_config
 except ImportError as error:
@@ -58,6 +70,18 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     a message of a type contextwise does not know is kept as an opaque unit unless
     ``unknown_items="error"`` is given.
 
+    With ``router`` and ``models``, each model call is also routed, after the policy, on the
+    messages the model will receive, the system message and the tools: the call goes to the
+    chat model of the chosen label (``request.override(model=...)``), with the route's effort
+    in the request's model settings, the keyword arguments
+    :func:`~contextwise.provider_options` builds for the label's
+    :class:`~contextwise.ModelSpec` (``reasoning_effort`` for ``openai-chat``, ``thinking``
+    for ``anthropic``; nothing when the spec declares no ``api``). The model's answer records
+    its route in its ``response_metadata["contextwise_route"]``, and the next call gives it to
+    the router as the previous call's ``choice`` and ``effort``: a sticky router keeps them,
+    across a restart too, with no memory of its own. The step is the number of AI messages in
+    the history, plus one.
+
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
@@ -74,12 +98,20 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         max_memory_bytes: How many bytes this process may hold for the threads' memory; the
             least recently used threads are forgotten first (they start again from the whole
             history).
+        router: The router that picks the model of each call (a
+            :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
+            :class:`~contextwise.Router`); with ``models``.
+        models: The LangChain chat model of each of the router's labels.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
         InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
+            ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
+            ``models`` is not a mapping with one chat model per label of the router (codes
+            ``framework_models_not_mapping``, ``framework_models_mismatch``).
 
     Examples:
         >>> from contextwise.integrations.langchain import ContextPolicyMiddleware
@@ -100,9 +132,12 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         store: SessionStore | None = None,
         ttl: float | timedelta | None = None,
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
+        router: Router | None = None,
+        models: Mapping[str, BaseChatModel] | None = None,
         **options: Unpack[RunnerOptions],
     ) -> None:
         super().__init__()
+        self._routing: StepRouting[BaseChatModel] | None = step_routing(router, models, "LangChain")
         self._conversation = Conversation(
             policy,
             fragment_id,
@@ -124,7 +159,11 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         and callbacks are awaited on a private event loop.
         """
         messages = self._conversation.fit(request.messages, self._key(request))
-        return handler(request.override(messages=messages))
+        fitted = request.override(messages=messages)
+        if self._routing is None:
+            return handler(fitted)
+        outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
+        return _recorded(handler(_routed(fitted, outcome, model)), outcome)
 
     async def awrap_model_call(
         self,
@@ -138,15 +177,60 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             handler: The next step of the chain, which calls the model.
 
         Returns:
-            The model's response, unchanged.
+            The model's response; with a router, its AI message records the route.
         """
         messages = await self._conversation.afit(request.messages, self._key(request))
-        return await handler(request.override(messages=messages))
+        fitted = request.override(messages=messages)
+        if self._routing is None:
+            return await handler(fitted)
+        context = _routing_context(self._routing, request, fitted)
+        outcome, model = await self._routing.aroute(context)
+        return _recorded(await handler(_routed(fitted, outcome, model)), outcome)
 
     def _key(self, request: ModelRequest[Any]) -> str | None:
         """The conversation's key: the middleware's name and the run's thread id, if any."""
         thread_id = _thread_id(request)
         return None if thread_id is None else f"{self.name}:{thread_id}"
+
+
+def _routing_context(
+    routing: StepRouting[BaseChatModel], request: ModelRequest[Any], fitted: ModelRequest[Any]
+) -> RoutingContext:
+    """The routing context of a call: the fitted messages, and the last AI message's route."""
+    answers = [message for message in request.messages if isinstance(message, AIMessage)]
+    previous = answers[-1].response_metadata.get(ROUTE_KEY) if answers else None
+    system = fitted.system_message
+    return routing.context(
+        len(answers) + 1,
+        fitted.messages,
+        previous,
+        system="" if system is None else str(system.text),
+        tools=[_tool_spec(tool) for tool in fitted.tools],
+    )
+
+
+def _tool_spec(tool: BaseTool | dict[str, Any]) -> dict[str, Any]:
+    """A tool as the router sees it: a dict tool as it is, a LangChain tool by name and
+    description."""
+    if isinstance(tool, dict):
+        return tool
+    return {"type": "function", "function": {"name": tool.name, "description": tool.description}}
+
+
+def _routed(
+    request: ModelRequest[Any], outcome: RouteOutcome, model: BaseChatModel
+) -> ModelRequest[Any]:
+    """The request on the chosen chat model, with the route's effort in its model settings."""
+    settings = {**request.model_settings, **effort_options(outcome.model, outcome.effort)}
+    return request.override(model=model, model_settings=settings)
+
+
+def _recorded(response: ModelResponse[Any], outcome: RouteOutcome) -> ModelResponse[Any]:
+    """The response, its AI messages recording the route (what the next call keeps if sticky)."""
+    for message in response.result:
+        if isinstance(message, AIMessage):
+            message.response_metadata[ROUTE_KEY] = route_record(outcome)
+    return response
 
 
 def _thread_id(request: ModelRequest[Any]) -> str | None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -18,27 +20,41 @@ from contextwise import (
     ContextResult,
     MissingDependencyError,
     PolicyRunner,
+    RouteOutcome,
+    Router,
+    RoutingContext,
     RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.integrations._routing import (
+    StepRouting,
+    effort_word,
+    route_record,
+    step_routing,
+)
 from contextwise.session import SessionStore
 
 try:
-    from agents import FunctionTool
+    from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing
     from agents.memory import Session
     from agents.run_config import CallModelData, ModelInputData, RunConfig
+    from openai.types.shared import Reasoning
 except ImportError as error:
     raise MissingDependencyError(
         "missing_extra", module=__name__, package="openai-agents", extra="openai-agents"
     ) from error
 
 if TYPE_CHECKING:
-    from agents.items import TResponseInputItem
+    from agents.agent_output import AgentOutputSchemaBase
+    from agents.handoffs import Handoff
+    from agents.items import TResponseInputItem, TResponseStreamEvent
     from agents.memory import SessionSettings
+    from agents.tool import Tool
     from agents.tool_context import ToolContext
+    from openai.types.responses.response_prompt_param import ResponsePromptParam
 
-__all__ = ["PolicySession", "recall_tool"]
+__all__ = ["PolicySession", "RoutedModel", "recall_tool"]
 
 
 class PolicySession:
@@ -221,6 +237,236 @@ class PolicySession:
     async def clear_session(self) -> None:
         """Remove every item from the wrapped session."""
         await self.session.clear_session()
+
+
+_MAX_REMEMBERED = 10_000
+"""How many output items' routes a :class:`RoutedModel` remembers (least recent first out)."""
+
+
+class RoutedModel(Model):
+    """An Agents SDK ``Model`` that routes each call to the model of the label a router chooses.
+
+    Give it as an agent's model, ``Agent(model=RoutedModel(router, models={...}))``. At each
+    call (``get_response`` or ``stream_response``) it asks the router, with the call's input
+    items, instructions and tools, and the call goes to the chosen label's own ``Model`` (an
+    ``OpenAIResponsesModel``, ``OpenAIChatCompletionsModel``, a LiteLLM model...), with the
+    route's effort in the model settings: ``ModelSettings(reasoning=Reasoning(effort=...))``,
+    the level's word (or the spec's ``effort_names`` word), keeping the rest of the agent's
+    settings and reasoning options. Give it after the policy (:class:`PolicySession`'s
+    ``run_config``): the router then sees what the model receives.
+
+    The route of a call is remembered under the ids of the items its response produced (the
+    answer, the tool calls, the reasoning), in a bounded table: the next call, whose input
+    holds those items, gives it to the router as the previous call's ``choice`` and
+    ``effort``, so a sticky router keeps the model and effort of the same conversation, however
+    many runs share this object. Items without an id (a test model's) leave the next call
+    without a previous route. The step is the previous route's step plus one, or 1.
+
+    Args:
+        router: The router that picks the model of each call (a
+            :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
+            :class:`~contextwise.Router`).
+        models: The Agents SDK ``Model`` of each of the router's labels.
+
+    Raises:
+        RoutingConfigurationError: When ``router`` is not a router (code ``invalid_router``), or
+            ``models`` is not a mapping with one model per label of the router (codes
+            ``framework_models_not_mapping``, ``framework_models_mismatch``).
+
+    Examples:
+        >>> from contextwise import ModelSpec, RuleRouter, RoutingRule
+        >>> from contextwise.integrations.openai_agents import RoutedModel
+        >>> router = RuleRouter(
+        ...     [RoutingRule(id="late", model="deep", min_step=5, effort="high")],
+        ...     default="fast",
+        ...     models={"fast": ModelSpec(name="gpt-5-mini"), "deep": ModelSpec(name="gpt-5")},
+        ... )
+        >>> from agents import OpenAIResponsesModel
+        >>> from openai import AsyncOpenAI
+        >>> client = AsyncOpenAI(api_key="sk-test")
+        >>> model = RoutedModel(router, models={
+        ...     "fast": OpenAIResponsesModel("gpt-5-mini", client),
+        ...     "deep": OpenAIResponsesModel("gpt-5", client),
+        ... })
+        >>> sorted(model.models)
+        ['deep', 'fast']
+    """
+
+    def __init__(self, router: Router, models: Mapping[str, Model]) -> None:
+        if models is None:
+            models = {}  # reported as a mismatch with the router's labels
+        routing = step_routing(router, models, "Agents SDK")
+        assert routing is not None
+        self._routing: StepRouting[Model] = routing
+        self._routes: OrderedDict[str, RouteOutcome] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def router(self) -> Router:
+        """The router that picks the model of each call."""
+        return self._routing.router
+
+    @property
+    def models(self) -> Mapping[str, Model]:
+        """The Agents SDK model of each of the router's labels."""
+        return self._routing.models
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        """Route the call, then get the response of the chosen model.
+
+        Args:
+            system_instructions: The agent's instructions, shown to the router.
+            input: The input items, shown to the router and sent to the chosen model.
+            model_settings: The agent's model settings; the route's effort replaces their
+                reasoning effort.
+            tools: The tools, shown to the router by name.
+            output_schema: The output schema, passed on.
+            handoffs: The handoffs, passed on.
+            tracing: The tracing configuration, passed on.
+            previous_response_id: Passed on.
+            conversation_id: Passed on.
+            prompt: Passed on.
+
+        Returns:
+            The chosen model's response.
+        """
+        outcome, model = await self._route(system_instructions, input, tools)
+        response = await model.get_response(
+            system_instructions,
+            input,
+            _with_effort(model_settings, outcome),
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        )
+        self._remember(response.output, outcome)
+        return response
+
+    async def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        """Route the call, then stream the response of the chosen model.
+
+        Args:
+            system_instructions: The agent's instructions, shown to the router.
+            input: The input items, shown to the router and sent to the chosen model.
+            model_settings: The agent's model settings; the route's effort replaces their
+                reasoning effort.
+            tools: The tools, shown to the router by name.
+            output_schema: The output schema, passed on.
+            handoffs: The handoffs, passed on.
+            tracing: The tracing configuration, passed on.
+            previous_response_id: Passed on.
+            conversation_id: Passed on.
+            prompt: Passed on.
+
+        Yields:
+            The chosen model's stream events.
+        """
+        outcome, model = await self._route(system_instructions, input, tools)
+        async for event in model.stream_response(
+            system_instructions,
+            input,
+            _with_effort(model_settings, outcome),
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        ):
+            if getattr(event, "type", None) == "response.completed":
+                self._remember(getattr(getattr(event, "response", None), "output", []), outcome)
+            yield event
+
+    async def close(self) -> None:
+        """Close every model of the router's labels."""
+        for model in self._routing.models.values():
+            await model.close()
+
+    async def _route(
+        self, system: str | None, input: str | list[TResponseInputItem], tools: Sequence[Tool]
+    ) -> tuple[RouteOutcome, Model]:
+        items: list[Any] = [{"role": "user", "content": input}] if isinstance(input, str) else input
+        previous = self._previous(items)
+        context: RoutingContext = self._routing.context(
+            1 if previous is None else previous.step + 1,
+            items,
+            None if previous is None else route_record(previous),
+            system=system or "",
+            tools=[
+                {"type": "function", "function": {"name": getattr(tool, "name", "")}}
+                for tool in tools
+            ],
+        )
+        return await self._routing.aroute(context)
+
+    def _previous(self, items: Sequence[Any]) -> RouteOutcome | None:
+        with self._lock:
+            for item in reversed(items):
+                found = _item_id(item)
+                if found is not None and found in self._routes:
+                    return self._routes[found]
+        return None
+
+    def _remember(self, output: Sequence[Any], outcome: RouteOutcome) -> None:
+        with self._lock:
+            for item in output:
+                found = _item_id(item)
+                if found is not None:
+                    self._routes[found] = outcome
+                    self._routes.move_to_end(found)
+            while len(self._routes) > _MAX_REMEMBERED:
+                self._routes.popitem(last=False)
+
+
+def _item_id(item: Any) -> str | None:
+    """The id of an input or output item, where it has one."""
+    found = item.get("id") if isinstance(item, Mapping) else getattr(item, "id", None)
+    return found if isinstance(found, str) and found else None
+
+
+def _with_effort(settings: ModelSettings, outcome: RouteOutcome) -> ModelSettings:
+    """The agent's settings with the route's effort as the reasoning effort."""
+    if outcome.effort is None:
+        return settings
+    word: Any = effort_word(outcome.model, outcome.effort)
+    reasoning = settings.reasoning
+    chosen = (
+        Reasoning(effort=word)
+        if reasoning is None
+        else reasoning.model_copy(update={"effort": word})
+    )
+    return dataclasses.replace(settings, reasoning=chosen)
 
 
 def recall_tool(

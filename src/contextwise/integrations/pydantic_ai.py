@@ -7,7 +7,7 @@ it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not i
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any, Unpack
+from typing import Any, Unpack, cast
 
 from contextwise import (
     DEFAULT_RECALL_LIMIT,
@@ -15,17 +15,29 @@ from contextwise import (
     ContextResult,
     MissingDependencyError,
     PolicyRunner,
+    RouteOutcome,
+    Router,
+    RoutingContext,
     RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
+from contextwise.effort import Effort
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.integrations._routing import (
+    ROUTE_KEY,
+    StepRouting,
+    effort_word,
+    route_record,
+    step_routing,
+)
 from contextwise.session import SessionStore
 
 try:
     from pydantic_ai import RunContext, Tool
     from pydantic_ai.capabilities import AbstractCapability
-    from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart
-    from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart
+    from pydantic_ai.models import Model, ModelRequestContext
+    from pydantic_ai.settings import ModelSettings
 except ImportError as error:
     raise MissingDependencyError(
         "missing_extra", module=__name__, package="pydantic-ai", extra="pydantic-ai"
@@ -67,6 +79,20 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     contextwise does not know is kept as an opaque unit unless ``unknown_items="error"`` is
     given.
 
+    With ``router`` and ``models``, each model request is also routed, after the policy, on the
+    messages the model will receive, the system prompt and the tools. pydantic-ai lets a
+    ``before_model_request`` hook change the model and the settings of its step: the request
+    goes to the model of the chosen label, with the route's effort as pydantic-ai's own
+    ``thinking`` setting (``False`` for ``none``, else the level, or the spec's
+    ``effort_names`` word). The capability's ``get_model()`` selection is not used: it runs
+    before the policy, so the router would see the whole history. The response records its
+    route in its ``metadata["contextwise_route"]``, and the next request gives it to the
+    router as the previous call's ``choice`` and ``effort``: a sticky router keeps them, also
+    in a later run that continues the history. A streamed response keeps no record
+    (pydantic-ai has already handed it over); the next request then takes the label whose
+    model has the response's ``model_name``, at that model's own effort. The step is the number
+    of responses in the history, plus one.
+
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
@@ -81,6 +107,10 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             after its last request; forever when omitted.
         max_memory_bytes: How many bytes this process may hold for the conversations' memory;
             the least recently used are forgotten first.
+        router: The router that picks the model of each request (a
+            :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
+            :class:`~contextwise.Router`); with ``models``.
+        models: The pydantic-ai model of each of the router's labels.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
@@ -88,6 +118,10 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             options come with a runner (code ``runner_with_options``).
         InvalidTypeError: When ``on_result`` or a compressor or app is not callable, or ``store``
             cannot keep conversations.
+        RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
+            ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
+            ``models`` is not a mapping with one model per label of the router (codes
+            ``framework_models_not_mapping``, ``framework_models_mismatch``).
 
     Examples:
         >>> from pydantic_ai import Agent
@@ -103,6 +137,8 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     """
 
     _conversation: Conversation
+    _routing: StepRouting[Model] | None
+    _pending: dict[tuple[str | None, int], RouteOutcome]
 
     def __init__(
         self,
@@ -113,8 +149,12 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         store: SessionStore | None = None,
         ttl: float | timedelta | None = None,
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
+        router: Router | None = None,
+        models: Mapping[str, Model] | None = None,
         **options: Unpack[RunnerOptions],
     ) -> None:
+        self._routing = step_routing(router, models, "pydantic-ai")
+        self._pending = {}
         self._conversation = Conversation(
             policy,
             fragment_id,
@@ -137,13 +177,52 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             request_context: The request about to be sent.
 
         Returns:
-            The request, with the messages that the policy keeps.
+            The request, with the messages that the policy keeps; with a router, on the chosen
+            model with the route's ``thinking`` setting.
         """
         key = getattr(ctx, "conversation_id", None)
         messages = await self._conversation.afit(
             _split_system_parts(request_context.messages), None if key is None else str(key)
         )
-        return replace(request_context, messages=_join_system_parts(messages))
+        fitted = replace(request_context, messages=_join_system_parts(messages))
+        if self._routing is None:
+            return fitted
+        outcome, model = await self._routing.aroute(_routing_context(self._routing, fitted))
+        self._pending[(ctx.run_id, ctx.run_step)] = outcome
+        while len(self._pending) > _MAX_PENDING:
+            del self._pending[next(iter(self._pending))]
+        settings: dict[str, Any] = dict(fitted.model_settings or {})
+        if outcome.effort is not None:
+            effort = outcome.effort
+            settings["thinking"] = (
+                False if effort is Effort.NONE else effort_word(outcome.model, effort)
+            )
+        return replace(fitted, model=model, model_settings=cast(ModelSettings, settings))
+
+    async def after_model_request(
+        self,
+        ctx: RunContext[Any],
+        *,
+        request_context: ModelRequestContext,
+        response: ModelResponse,
+    ) -> ModelResponse:
+        """Record the route in the response's ``metadata`` when the routed model answered.
+
+        Args:
+            ctx: The run context.
+            request_context: The request that was sent.
+            response: The model's response.
+
+        Returns:
+            The response; with a router, its ``metadata`` records the route.
+        """
+        if self._routing is None:
+            return response
+        outcome = self._pending.pop((ctx.run_id, ctx.run_step), None)
+        if outcome is None or request_context.model is not self._routing.models[outcome.choice]:
+            return response  # another capability (a fallback) changed the model after the route
+        metadata = {**(response.metadata or {}), ROUTE_KEY: route_record(outcome)}
+        return replace(response, metadata=metadata)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -200,6 +279,46 @@ def history_processor(
         return _join_system_parts(await conversation.afit(_split_system_parts(messages)))
 
     return process
+
+
+_MAX_PENDING = 1_024
+"""How many routed requests may wait for their response (a request that failed never gets one)."""
+
+
+def _routing_context(routing: StepRouting[Model], request: ModelRequestContext) -> RoutingContext:
+    """The routing context of a request: its messages, system prompt and tools, and the route
+    of the last response."""
+    responses = [message for message in request.messages if isinstance(message, ModelResponse)]
+    previous = _previous_route(routing, responses[-1]) if responses else None
+    system = [
+        part.content
+        for message in request.messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, SystemPromptPart)
+    ]
+    tools = [
+        {"type": "function", "function": {"name": tool.name, "description": tool.description}}
+        for tool in request.model_request_parameters.function_tools
+    ]
+    return routing.context(
+        len(responses) + 1, request.messages, previous, system="\n\n".join(system), tools=tools
+    )
+
+
+def _previous_route(routing: StepRouting[Model], response: ModelResponse) -> object:
+    """The route of the last response: its record, or else (a streamed final response, which
+    keeps no record, or a history from before the router) the one label whose model has the
+    response's model name, at that model's own effort."""
+    record = (response.metadata or {}).get(ROUTE_KEY)
+    if record is not None:
+        return record
+    labels = [
+        label
+        for label, model in routing.models.items()
+        if getattr(model, "model_name", None) == response.model_name
+    ]
+    return {"choice": labels[0]} if len(labels) == 1 else None
 
 
 def _split_system_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage]:

@@ -17,19 +17,23 @@ from contextwise.routing.model import (
     StateFunction,
 )
 from contextwise.routing.options import provider_options
-from contextwise.routing.router import (
+from contextwise.routing.outcome import (
     LOGGER_NAME,
-    REASONING_BLOCK_TYPES,
-    REASONING_MESSAGE_KEYS,
     DecisionFailedEvent,
     DecisionFinishedEvent,
     DecisionStartedEvent,
     EventHandler,
-    ModelRouter,
     RouteEvent,
     RouteOutcome,
+    Router,
     RouteReason,
     RoutingEvent,
+    RuleFailedEvent,
+)
+from contextwise.routing.router import (
+    REASONING_BLOCK_TYPES,
+    REASONING_MESSAGE_KEYS,
+    ModelRouter,
     default_state,
 )
 from contextwise.routing.rules import RULES_PROVIDER, RoutingRule, RulePredicate, RuleRouter
@@ -56,9 +60,11 @@ __all__ = [
     "RouteEvent",
     "RouteOutcome",
     "RouteReason",
+    "Router",
     "RoutingContext",
     "RoutingEvent",
     "RoutingRule",
+    "RuleFailedEvent",
     "RulePredicate",
     "RuleRouter",
     "StateFunction",

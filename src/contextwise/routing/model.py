@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal, NoReturn, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -309,8 +309,10 @@ class RoutingContext:
         InvalidTypeError: When ``step`` is not an integer (code ``not_a_number``), ``model`` or
             ``system`` is not a string (code ``not_a_string``), ``messages`` or ``tools`` is not a
             list or a tuple (code ``not_a_collection``; ``None`` included), or a tool is not a
-            mapping (code ``not_a_mapping``).
-        InvalidValueError: When ``step`` is negative (code ``negative_size``).
+            mapping (code ``not_a_mapping``), or ``choice`` is neither ``None`` nor a string
+            (code ``not_a_string``).
+        InvalidValueError: When ``step`` is negative (code ``negative_size``), or ``effort`` is
+            not an effort level (code ``invalid_effort``).
 
     Examples:
         >>> context = RoutingContext(
@@ -318,6 +320,8 @@ class RoutingContext:
         ... )
         >>> context.step, context.model
         (3, 'fast')
+        >>> RoutingContext(step=4, model="big-model", choice="deep", effort="high").effort
+        'high'
     """
 
     step: int
@@ -335,7 +339,26 @@ class RoutingContext:
     tools: Sequence[Mapping[str, Any]] = ()
     """The tool specifications offered to the conversation model."""
 
+    choice: str | None = None
+    """The label of the candidate that ran the previous call (its ``RouteOutcome.choice``), or
+    ``None``: a sticky router then looks the candidate up by ``model``."""
+
+    effort: EffortLevel | None = None
+    """The effort the previous call was sent (its ``RouteOutcome.effort``), or ``None`` for that
+    model's own effort."""
+
     def __post_init__(self) -> None:
+        if self.choice is not None and not isinstance(self.choice, str):
+            raise InvalidTypeError(
+                "not_a_string", name="choice", type_name=type(self.choice).__name__
+            )
+        if self.effort is not None and not is_effort(self.effort):
+            raise InvalidValueError(
+                "invalid_effort",
+                name="effort",
+                value=short_text(self.effort),
+                supported=[member.value for member in Effort],
+            )
         if isinstance(self.step, bool) or not isinstance(self.step, int):
             raise InvalidTypeError("not_a_number", name="step", type_name=type(self.step).__name__)
         if self.step < 0:
@@ -445,65 +468,36 @@ class ModelRouting:
     """
 
     __slots__ = (
-        "_effort_sent",
-        "decision",
-        "effort_choice_question",
-        "effort_question",
-        "fallback",
-        "fallback_on",
-        "min_confidence",
-        "model",
-        "models",
-        "on_error",
-        "provider",
-        "question",
-        "routing_question",
-        "state",
-        "timeout",
+        "_decision",
+        "_effort_choice_question",
+        "_effort_question",
+        "_fallback",
+        "_fallback_on",
+        "_min_confidence",
+        "_model",
+        "_models",
+        "_on_error",
+        "_provider",
+        "_question",
+        "_routing_question",
+        "_state",
+        "_timeout",
     )
 
-    provider: DecisionProvider
-    """The decision provider that answers the routing question."""
-
-    model: str
-    """The name of the router's own decision model."""
-
-    decision: Decision
-    """The frozen declaration of questions that holds the routing question."""
-
-    question: str
-    """The key of the routing question in ``decision``."""
-
-    routing_question: ChoiceQuestion
-    """The routing question itself."""
-
-    models: Mapping[str, ModelSpec]
-    """The candidate models by label, in the order of the question's criteria (read-only)."""
-
-    fallback: str
-    """The label of the fallback model."""
-
-    min_confidence: float
-    """The confidence threshold from 0 to 1."""
-
-    on_error: OnError
-    """What a timeout or an outage of the provider does: ``fallback`` or ``fail``."""
-
-    state: StateFunction | None
-    """The function that builds the decision state, or ``None`` for the default state."""
-
-    timeout: float | None
-    """The maximum number of seconds to wait for the provider's answer, or ``None``."""
-
-    fallback_on: FallbackPredicate | None
-    """The user-defined test of an outage, or ``None``."""
-    effort_question: str | None
-    """The key of the effort question in ``decision``, or ``None``."""
-
-    effort_choice_question: ChoiceQuestion | None
-    """The effort question itself, or ``None``."""
-
-    _effort_sent: Mapping[str, Effort | None]
+    _provider: DecisionProvider
+    _model: str
+    _decision: Decision
+    _question: str
+    _routing_question: ChoiceQuestion
+    _models: Mapping[str, ModelSpec]
+    _fallback: str
+    _min_confidence: float
+    _on_error: OnError
+    _state: StateFunction | None
+    _timeout: float | None
+    _fallback_on: FallbackPredicate | None
+    _effort_question: str | None
+    _effort_choice_question: ChoiceQuestion | None
 
     def __init__(
         self,
@@ -538,46 +532,90 @@ class ModelRouting:
         _check_on_error_and_state(on_error, state, fallback_on)
         seconds = check_timeout(timeout)
         effort_choices = _effort_question(decision, effort_question, question)
-        assign = object.__setattr__
-        assign(self, "provider", provider)
-        assign(self, "model", model)
-        assign(self, "decision", decision)
-        assign(self, "question", question)
-        assign(self, "routing_question", routing_question)
-        assign(self, "models", MappingProxyType(specs))
-        assign(self, "fallback", fallback)
-        assign(self, "min_confidence", threshold)
-        assign(self, "on_error", on_error)
-        assign(self, "state", state)
-        assign(self, "timeout", seconds)
-        assign(self, "fallback_on", fallback_on)
-        assign(self, "effort_question", effort_question)
-        assign(self, "effort_choice_question", effort_choices)
-        assign(
-            self,
-            "_effort_sent",
-            MappingProxyType({label: spec.effort_sent for label, spec in specs.items()}),
-        )
+        self._provider = provider
+        self._model = model
+        self._decision = decision
+        self._question = question
+        self._routing_question = routing_question
+        self._models = MappingProxyType(specs)
+        self._fallback = fallback
+        self._min_confidence = threshold
+        self._on_error = on_error
+        self._state = state
+        self._timeout = seconds
+        self._fallback_on = fallback_on
+        self._effort_question = effort_question
+        self._effort_choice_question = effort_choices
 
-    def effort_sent(self, label: str) -> Effort | None:
-        """Return the effort to send to a candidate, clamped to the levels it supports.
+    @property
+    def provider(self) -> DecisionProvider:
+        """The decision provider that answers the routing question."""
+        return self._provider
 
-        Args:
-            label: The candidate's label, a key of ``models``.
+    @property
+    def model(self) -> str:
+        """The name of the router's own decision model."""
+        return self._model
 
-        Returns:
-            The candidate's effort after ``clamp_effort``, or ``None`` when it has none.
+    @property
+    def decision(self) -> Decision:
+        """The frozen declaration of questions that holds the routing question."""
+        return self._decision
 
-        Raises:
-            KeyError: When the label is not a candidate.
-        """
-        return self._effort_sent[label]
+    @property
+    def question(self) -> str:
+        """The key of the routing question in ``decision``."""
+        return self._question
 
-    def __setattr__(self, name: str, value: object) -> NoReturn:
-        raise AttributeError(f"ModelRouting is immutable; cannot set {name!r}")
+    @property
+    def routing_question(self) -> ChoiceQuestion:
+        """The routing question itself."""
+        return self._routing_question
 
-    def __delattr__(self, name: str) -> NoReturn:
-        raise AttributeError(f"ModelRouting is immutable; cannot delete {name!r}")
+    @property
+    def models(self) -> Mapping[str, ModelSpec]:
+        """The candidate models by label, in the order of the question's criteria (read-only)."""
+        return self._models
+
+    @property
+    def fallback(self) -> str:
+        """The label of the fallback model."""
+        return self._fallback
+
+    @property
+    def min_confidence(self) -> float:
+        """The confidence threshold from 0 to 1."""
+        return self._min_confidence
+
+    @property
+    def on_error(self) -> OnError:
+        """What a timeout or an outage of the provider does: ``fallback`` or ``fail``."""
+        return self._on_error
+
+    @property
+    def state(self) -> StateFunction | None:
+        """The function that builds the decision state, or ``None`` for the default state."""
+        return self._state
+
+    @property
+    def timeout(self) -> float | None:
+        """The maximum number of seconds to wait for the provider's answer, or ``None``."""
+        return self._timeout
+
+    @property
+    def fallback_on(self) -> FallbackPredicate | None:
+        """The user-defined test of an outage, or ``None``."""
+        return self._fallback_on
+
+    @property
+    def effort_question(self) -> str | None:
+        """The key of the effort question in ``decision``, or ``None``."""
+        return self._effort_question
+
+    @property
+    def effort_choice_question(self) -> ChoiceQuestion | None:
+        """The effort question itself, or ``None``."""
+        return self._effort_choice_question
 
     def __repr__(self) -> str:
         return (

@@ -2,39 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from time import perf_counter
-from typing import Any, Literal, TypeAlias
-
-from pydantic import BaseModel, ConfigDict, model_validator
+from typing import Any
 
 from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
-from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
 from contextwise.decision.schema import ChoiceQuestion
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing.model import ModelRouting, ModelSpec, RoutingContext
+from contextwise.routing.outcome import (
+    DecisionFailedEvent,
+    DecisionFinishedEvent,
+    DecisionStartedEvent,
+    EventHandler,
+    RouteOutcome,
+    RouteReason,
+    RouteReporter,
+    check_sticky,
+    hold,
+)
 from contextwise.shapes import plain_message
-from contextwise.usage import Usage
-
-LOGGER_NAME = "contextwise.routing"
-"""The name of the logger that records every routing decision."""
-
-logger = logging.getLogger(LOGGER_NAME)
-# The usual library practice: records go nowhere until the application configures logging, instead
-# of reaching the "last resort" handler that prints warnings to stderr.
-logger.addHandler(logging.NullHandler())
-
-RouteReason: TypeAlias = str
-"""Why a model was chosen. A :class:`ModelRouter` says ``selected`` (the provider's confident
-choice), ``confidence`` (a low confidence, fallback) or ``unavailable`` (an outage, fallback); a
-:class:`~contextwise.routing.RuleRouter` says ``rule:<id>`` (the first rule that matched) or
-``default``."""
 
 REASONING_BLOCK_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
 """The content block and item types that the default state leaves out."""
@@ -43,224 +33,6 @@ REASONING_MESSAGE_KEYS = frozenset(
     {"reasoning", "reasoning_content", "reasoning_details", "thinking", "thinking_blocks"}
 )
 """The message keys holding reasoning text that the default state leaves out."""
-
-
-class RouteOutcome(BaseModel):
-    """The result of one routing decision: the chosen candidate, why, and what it cost.
-
-    Examples:
-        >>> outcome = RouteOutcome(
-        ...     step=2,
-        ...     choice="deep",
-        ...     model=ModelSpec(name="big-model"),
-        ...     reason="unavailable",
-        ...     confidence=None,
-        ...     usage=None,
-        ...     effort_sent=None,
-        ... )
-        >>> outcome.model.name
-        'big-model'
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    step: int
-    """The harness step that was routed."""
-
-    choice: str
-    """The label of the chosen candidate: the provider's choice or the fallback."""
-
-    model: ModelSpec
-    """The chosen candidate model."""
-
-    reason: RouteReason
-    """``selected`` (confident answer), ``confidence`` (below the threshold, fallback) or
-    ``unavailable`` (timeout or outage of the provider, fallback)."""
-
-    confidence: float | None
-    """The provider's confidence, or ``None`` when it did not answer."""
-
-    usage: Usage | None
-    """The tokens the decision model spent, when the provider reports them."""
-
-    effort_sent: Effort | None
-    """The chosen model's effort after ``clamp_effort`` against its supported levels."""
-
-    effort: Effort | None = None
-    """The effort of this step, clamped to the chosen model's supported levels: the level the
-    effort question chose, or the matching rule's, and otherwise ``effort_sent`` (also when it is
-    not given)."""
-
-    proposed: str | None = None
-    """The label the provider chose, kept even when a low confidence replaced it by the
-    fallback; ``None`` when the provider did not answer."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _default_effort(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and "effort" not in data:
-            return {**data, "effort": data.get("effort_sent")}
-        return data
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionStartedEvent:
-    """Sent when the router starts a decision, before the state is built.
-
-    Examples:
-        >>> event = DecisionStartedEvent(
-        ...     step=3, provider="openai", router_model="router-mini", question="model"
-        ... )
-        >>> event.kind, event.step
-        ('started', 3)
-    """
-
-    step: int
-    """The harness step being routed."""
-
-    provider: str
-    """The name of the decision provider."""
-
-    router_model: str
-    """The name of the router's decision model."""
-
-    question: str
-    """The key of the routing question."""
-
-    kind: Literal["started"] = field(default="started", init=False)
-    """The event kind, always ``started``."""
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionFinishedEvent:
-    """Sent when the provider answered with a valid choice.
-
-    Examples:
-        >>> event = DecisionFinishedEvent(
-        ...     step=3, provider="openai", router_model="router-mini", question="model",
-        ...     choice="deep", confidence=0.92, duration_ms=41.5, usage=None,
-        ... )
-        >>> event.kind, event.choice, event.confidence
-        ('finished', 'deep', 0.92)
-    """
-
-    step: int
-    """The harness step being routed."""
-
-    provider: str
-    """The name of the decision provider."""
-
-    router_model: str
-    """The name of the router's decision model."""
-
-    question: str
-    """The key of the routing question."""
-
-    choice: str
-    """The label the provider chose."""
-
-    confidence: float
-    """The provider's confidence in its choice."""
-
-    duration_ms: float
-    """The time the provider took to answer, in milliseconds."""
-
-    usage: Usage | None
-    """The tokens the decision model spent, when the provider reports them."""
-
-    kind: Literal["finished"] = field(default="finished", init=False)
-    """The event kind, always ``finished``."""
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionFailedEvent:
-    """Sent when a decision failed: a provider error, a bad answer or state, a cancellation.
-
-    Examples:
-        >>> from contextwise import ProviderUnavailableError
-        >>> event = DecisionFailedEvent(
-        ...     step=3, provider="openai", router_model="router-mini", question="model",
-        ...     error=ProviderUnavailableError("503 from upstream"), fallback=True,
-        ...     duration_ms=12.0,
-        ... )
-        >>> event.kind, event.error.code, event.fallback
-        ('failed', 'provider_unavailable', True)
-    """
-
-    step: int
-    """The harness step being routed."""
-
-    provider: str
-    """The name of the decision provider."""
-
-    router_model: str
-    """The name of the router's decision model."""
-
-    question: str
-    """The key of the routing question."""
-
-    error: BaseException
-    """The error that ended the decision."""
-
-    fallback: bool
-    """Whether the router replaces the decision by the fallback (``True``) or lets the error
-    propagate (``False``)."""
-
-    duration_ms: float
-    """The time from the start of the decision to the failure, in milliseconds."""
-
-    kind: Literal["failed"] = field(default="failed", init=False)
-    """The event kind, always ``failed``."""
-
-
-@dataclass(frozen=True, slots=True)
-class RouteEvent:
-    """Sent last, when the router has chosen a model for the step.
-
-    Examples:
-        >>> event = RouteEvent(
-        ...     step=3, choice="fast", model="small", reason="unavailable", confidence=None,
-        ...     effort_sent=None, usage=None, duration_ms=12.3,
-        ... )
-        >>> event.kind, event.model, event.reason
-        ('route', 'small', 'unavailable')
-    """
-
-    step: int
-    """The harness step that was routed."""
-
-    choice: str
-    """The label of the chosen candidate."""
-
-    model: str
-    """The name of the chosen model."""
-
-    reason: RouteReason
-    """Why this model was chosen: ``selected``, ``confidence`` or ``unavailable``."""
-
-    confidence: float | None
-    """The provider's confidence, or ``None`` when it did not answer."""
-
-    effort_sent: Effort | None
-    """The effort that will be sent to the chosen model."""
-
-    usage: Usage | None
-    """The tokens the decision model spent, when the provider reports them."""
-
-    duration_ms: float
-    """The whole routing time, state building included, in milliseconds."""
-
-    kind: Literal["route"] = field(default="route", init=False)
-    """The event kind, always ``route``."""
-
-
-RoutingEvent: TypeAlias = (
-    DecisionStartedEvent | DecisionFinishedEvent | DecisionFailedEvent | RouteEvent
-)
-"""Any event the router sends to ``on_event``; match on its ``kind``."""
-
-EventHandler: TypeAlias = Callable[[RoutingEvent], object]
-"""A plain function that receives the router's events."""
 
 
 def default_state(context: RoutingContext) -> dict[str, Any]:
@@ -378,19 +150,27 @@ class ModelRouter:
     Every decision is observable: one ``logging`` record on the ``contextwise.routing`` logger
     (``INFO`` when a model is chosen, ``WARNING`` when the fallback replaces a failed decision or
     an error propagates) with the details in its ``extra`` attributes (``step``, ``choice``,
-    ``model``, ``reason``, ``confidence``, ``provider``, ``router_model``, ``question``,
-    ``duration_ms``, ``decision_ms``, ``input_tokens``, ``output_tokens``, ``error_type``,
-    ``error_code``), and the events ``started``, then ``finished`` or ``failed``, then ``route``
-    when a model is chosen, sent to ``on_event``. ``on_event`` is a plain function called
-    synchronously; an exception it raises propagates like any bug of the caller.
+    ``model``, ``reason``, ``confidence``, ``effort``, ``provider``, ``router_model``,
+    ``question``, ``duration_ms``, ``decision_ms``, ``input_tokens``, ``output_tokens``,
+    ``error_type``, ``error_code``), and the events ``started``, then ``finished`` or ``failed``,
+    then ``route`` when a model is chosen, sent to ``on_event``. ``on_event`` is a plain function
+    called synchronously; an exception it raises propagates like any bug of the caller.
+
+    A model switch, and on Anthropic a change of thinking settings, costs the prompt cache. With
+    ``sticky=True`` the router keeps the previous call's model and effort (``choice`` and
+    ``effort`` of the :class:`RoutingContext`, or the candidate named ``model``) unless the route
+    escalates: a candidate later in ``models``' order, or a higher effort. A kept route has the
+    reason ``sticky`` and names the label it replaced in ``routed``.
 
     Args:
         routing: The routing declaration.
         on_event: A function that receives every :data:`RoutingEvent`, or ``None``.
+        sticky: Whether to keep the previous call's model and effort unless the route escalates.
 
     Raises:
         RoutingConfigurationError: When ``routing`` is not a :class:`ModelRouting` (code
-            ``invalid_routing``) or ``on_event`` is not callable (code ``on_event_not_callable``).
+            ``invalid_routing``), ``on_event`` is not callable (code ``on_event_not_callable``)
+            or ``sticky`` is not a bool (code ``sticky_not_bool``).
 
     Examples:
         >>> from contextwise import ChoiceQuestion, Decision, DecisionRequest, ModelRouting
@@ -420,15 +200,18 @@ class ModelRouter:
         ('deep', 'big-model', 'selected')
     """
 
-    __slots__ = ("_questions", "on_event", "routing")
+    __slots__ = ("_questions", "_reporter", "routing", "sticky")
 
     routing: ModelRouting
     """The routing declaration."""
 
-    on_event: EventHandler | None
-    """The function that receives every event, or ``None``."""
+    sticky: bool
+    """Whether the router keeps the previous call's model and effort unless the route
+    escalates."""
 
-    def __init__(self, routing: ModelRouting, on_event: EventHandler | None = None) -> None:
+    def __init__(
+        self, routing: ModelRouting, on_event: EventHandler | None = None, *, sticky: bool = False
+    ) -> None:
         if not isinstance(routing, ModelRouting):
             raise RoutingConfigurationError(
                 "invalid_routing", field="routing", type_name=type(routing).__name__
@@ -438,12 +221,35 @@ class ModelRouter:
                 "on_event_not_callable", field="on_event", type_name=type(on_event).__name__
             )
         self.routing = routing
-        self.on_event = on_event
+        self.sticky = check_sticky(sticky)
+        self._reporter = RouteReporter(
+            on_event,
+            {
+                "provider": routing.provider.name,
+                "router_model": routing.model,
+                "question": routing.question,
+            },
+        )
         # The declaration is immutable: its questions are gathered once, not at every decision.
         questions = {routing.question: routing.routing_question}
         if routing.effort_question is not None and routing.effort_choice_question is not None:
             questions[routing.effort_question] = routing.effort_choice_question
         self._questions: Mapping[str, ChoiceQuestion] = questions
+
+    @property
+    def on_event(self) -> EventHandler | None:
+        """The function that receives every event, or ``None``."""
+        return self._reporter.on_event
+
+    @property
+    def models(self) -> Mapping[str, ModelSpec]:
+        """The candidate models by label, as ``routing.models``."""
+        return self.routing.models
+
+    @property
+    def default(self) -> str:
+        """The label of the first call's model: the fallback, as ``routing.fallback``."""
+        return self.routing.fallback
 
     def route(self, context: RoutingContext) -> RouteOutcome:
         """Choose the model for one harness step, from synchronous code.
@@ -528,36 +334,35 @@ class ModelRouter:
     def _core(self, context: RoutingContext) -> Effects[RouteOutcome]:
         require_instance(context, RoutingContext, "context", "RoutingContext")
         routing = self.routing
-        emit = self.on_event
         step = context.step
         start = perf_counter()
-        if emit is not None:
-            emit(DecisionStartedEvent(step, routing.provider.name, routing.model, routing.question))
+        self._reporter.emit(
+            DecisionStartedEvent(step, routing.provider.name, routing.model, routing.question)
+        )
         try:
             outcome, effort_outcome = yield from self._decide(context)
         except GeneratorExit:
             raise
         except BaseException as error:  # noqa: BLE001 - reported, then re-raised or replaced
-            return self._failed(step, error, start)
-        if emit is not None:
-            emit(
-                DecisionFinishedEvent(
-                    step,
-                    routing.provider.name,
-                    routing.model,
-                    routing.question,
-                    outcome.choice,
-                    outcome.confidence,
-                    outcome.duration_ms,
-                    outcome.usage,
-                )
+            return self._failed(context, error, start)
+        self._reporter.emit(
+            DecisionFinishedEvent(
+                step,
+                routing.provider.name,
+                routing.model,
+                routing.question,
+                outcome.choice,
+                outcome.confidence,
+                outcome.duration_ms,
+                outcome.usage,
             )
+        )
         choice = outcome.choice if outcome.reason == "selected" else routing.fallback
         # A low confidence in the model also drops the effort chosen with it.
         effort = effort_outcome if outcome.accepted else None
-        return self._finish(step, choice, outcome.reason, outcome, start, effort=effort)
+        return self._finish(context, choice, outcome.reason, outcome, start, effort=effort)
 
-    def _failed(self, step: int, error: BaseException, start: float) -> RouteOutcome:
+    def _failed(self, context: RoutingContext, error: BaseException, start: float) -> RouteOutcome:
         """Report a failed decision; return the fallback's outcome or re-raise the error."""
         routing = self.routing
         elapsed_ms = (perf_counter() - start) * 1000.0
@@ -566,22 +371,21 @@ class ModelRouter:
             and routing.on_error == "fallback"
             and is_provider_unavailable(error, routing.fallback_on)
         )
-        if self.on_event is not None:
-            self.on_event(
-                DecisionFailedEvent(
-                    step,
-                    routing.provider.name,
-                    routing.model,
-                    routing.question,
-                    error,
-                    fallback,
-                    elapsed_ms,
-                )
+        self._reporter.emit(
+            DecisionFailedEvent(
+                context.step,
+                routing.provider.name,
+                routing.model,
+                routing.question,
+                error,
+                fallback,
+                elapsed_ms,
             )
+        )
         if not fallback:
-            self._log_failure(step, error, elapsed_ms)
+            self._reporter.failed(context.step, error, elapsed_ms)
             raise error
-        return self._finish(step, routing.fallback, "unavailable", None, start, error=error)
+        return self._finish(context, routing.fallback, "unavailable", None, start, error=error)
 
     def _decide(
         self, context: RoutingContext
@@ -605,7 +409,7 @@ class ModelRouter:
 
     def _finish(
         self,
-        step: int,
+        context: RoutingContext,
         choice: str,
         reason: RouteReason,
         outcome: ChoiceOutcome | None,
@@ -614,100 +418,26 @@ class ModelRouter:
         error: BaseException | None = None,
         effort: ChoiceOutcome | None = None,
     ) -> RouteOutcome:
-        routing = self.routing
-        spec = routing.models[choice]
-        effort_sent = routing.effort_sent(choice)
-        chosen = effort_sent
+        spec = self.routing.models[choice]
+        chosen = spec.effort_sent
         if effort is not None and effort.accepted:
             chosen = clamp_effort(Effort(effort.choice), spec.supported_efforts)
-        confidence = None if outcome is None else outcome.confidence
-        usage = None if outcome is None else outcome.usage
-        result = construct(
-            RouteOutcome,
-            {
-                "step": step,
-                "choice": choice,
-                "model": spec,
-                "reason": reason,
-                "confidence": confidence,
-                "usage": usage,
-                "effort_sent": effort_sent,
-                "effort": chosen,
-                "proposed": None if outcome is None else outcome.choice,
-            },
+        result = RouteOutcome(
+            step=context.step,
+            choice=choice,
+            model=spec,
+            reason=reason,
+            confidence=None if outcome is None else outcome.confidence,
+            usage=None if outcome is None else outcome.usage,
+            effort=chosen,
+            proposed=None if outcome is None else outcome.choice,
         )
-        duration_ms = (perf_counter() - start) * 1000.0
-        if self.on_event is not None:
-            self.on_event(
-                RouteEvent(step, choice, spec.name, reason, confidence, chosen, usage, duration_ms)
-            )
-        level = logging.WARNING if error is not None else logging.INFO
-        if logger.isEnabledFor(level):
-            self._log_route(level, result, outcome, duration_ms, error)
-        return result
-
-    def _log_route(
-        self,
-        level: int,
-        result: RouteOutcome,
-        outcome: ChoiceOutcome | None,
-        duration_ms: float,
-        error: BaseException | None,
-    ) -> None:
-        usage = result.usage
-        extra = self._log_extra(result.step, duration_ms, error)
-        extra.update(
-            choice=result.choice,
-            model=result.model.name,
-            reason=result.reason,
-            confidence=result.confidence,
+        if self.sticky:
+            result = hold(result, context, self.routing.models)
+        self._reporter.routed(
+            result,
+            (perf_counter() - start) * 1000.0,
+            error=error,
             decision_ms=None if outcome is None else outcome.duration_ms,
-            input_tokens=None if usage is None else usage.input_tokens,
-            output_tokens=None if usage is None else usage.output_tokens,
         )
-        logger.log(
-            level,
-            "step %s routed to %s (%s, reason %s, confidence %s)",
-            result.step,
-            result.choice,
-            result.model.name,
-            result.reason,
-            result.confidence,
-            extra=extra,
-        )
-
-    def _log_failure(self, step: int, error: BaseException, duration_ms: float) -> None:
-        cancelled = isinstance(error, asyncio.CancelledError)
-        level = logging.INFO if cancelled else logging.WARNING
-        if logger.isEnabledFor(level):
-            logger.log(
-                level,
-                "step %s routing %s: %s: %s",
-                step,
-                "cancelled" if cancelled else "failed",
-                type(error).__name__,
-                error,
-                extra=self._log_extra(step, duration_ms, error),
-            )
-
-    def _log_extra(
-        self, step: int, duration_ms: float, error: BaseException | None
-    ) -> dict[str, Any]:
-        routing = self.routing
-        return {
-            "step": step,
-            "provider": routing.provider.name,
-            "router_model": routing.model,
-            "question": routing.question,
-            "duration_ms": duration_ms,
-            "error_type": None if error is None else type(error).__name__,
-            "error_code": error.code if isinstance(error, ContextwiseError) else None,
-        }
-
-
-def route_effects(router: ModelRouter, context: RoutingContext) -> Effects[RouteOutcome]:
-    """The core of :meth:`ModelRouter.route` and :meth:`ModelRouter.aroute`, for any driver.
-
-    ``prepare_step`` runs it inside its own core, so one step has one driver from end to end.
-    """
-    return router._core(context)
+        return result

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from types import MappingProxyType
-from typing import Any
 
 from contextwise._checks import require_instance
 from contextwise._translation import short_repr, short_text
-from contextwise.effort import Effort, clamp_effort
+from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
-    ContextwiseError,
     InvalidTypeError,
     InvalidValueError,
     RoutingConfigurationError,
@@ -21,20 +18,18 @@ from contextwise.errors import (
 )
 from contextwise.messages import message_text
 from contextwise.routing.model import ModelSpec, RoutingContext
-from contextwise.routing.router import (
-    LOGGER_NAME,
-    DecisionFailedEvent,
-    DecisionStartedEvent,
+from contextwise.routing.outcome import (
     EventHandler,
-    RouteEvent,
     RouteOutcome,
+    RouteReporter,
+    RuleFailedEvent,
+    check_sticky,
+    hold,
 )
 from contextwise.tokens import EstimateCounter, TokenCounter, as_token_counter
 
 RULES_PROVIDER = "rules"
-"""The provider name that the events and log records of a :class:`RuleRouter` carry."""
-
-logger = logging.getLogger(LOGGER_NAME)
+"""The provider name that the log records of a :class:`RuleRouter` carry."""
 
 RulePredicate = Callable[[RoutingContext], bool]
 """A plain function of the routing context that tells whether a rule applies."""
@@ -55,7 +50,7 @@ class RoutingRule:
             ``blank_model_name``), the rule sets no condition (code ``rule_without_condition``),
             or ``when`` is not callable (code ``rule_not_callable``).
         InvalidTypeError: When ``min_tokens`` or ``min_step`` is not an integer (code
-            ``not_a_number``) or ``has_tools`` is not a bool (code ``not_a_bool``).
+            ``not_a_number``) or ``has_tools`` or ``sticky`` is not a bool (code ``not_a_bool``).
         InvalidValueError: When ``min_tokens`` or ``min_step`` is negative (code
             ``negative_size``), or ``effort`` is not an effort level (code ``invalid_effort``).
 
@@ -83,9 +78,13 @@ class RoutingRule:
     when: RulePredicate | None = None
     """A plain function of the routing context; the rule applies when it returns ``True``."""
 
-    effort: Effort | None = None
+    effort: EffortLevel | None = None
     """The effort of the steps this rule matches, clamped to the model's supported levels; the
     model's own effort when ``None``."""
+
+    sticky: bool = True
+    """Whether a sticky router may keep the previous call's model instead of this rule's lower
+    one; ``False``: this rule's model and effort always run the steps it matches."""
 
     def __post_init__(self) -> None:
         for field, value in (("id", self.id), ("model", self.model)):
@@ -105,8 +104,17 @@ class RoutingRule:
         conditions = (self.min_tokens, self.min_step, self.has_tools, self.when)
         if all(condition is None for condition in conditions):
             raise RoutingConfigurationError("rule_without_condition", field="rules", rule=self.id)
-        if self.effort is not None:
-            object.__setattr__(self, "effort", Effort(self.effort))
+        if self.effort is not None and not is_effort(self.effort):
+            raise InvalidValueError(
+                "invalid_effort",
+                name="effort",
+                value=short_text(self.effort),
+                supported=[member.value for member in Effort],
+            )
+        if not isinstance(self.sticky, bool):
+            raise InvalidTypeError(
+                "not_a_bool", name="sticky", type_name=type(self.sticky).__name__
+            )
 
     def matches(self, context: RoutingContext, tokens: Callable[[], int]) -> bool:
         """Tell whether the rule applies to a step.
@@ -159,11 +167,17 @@ class RuleRouter:
     confidence and no usage, and its ``effort`` is the rule's effort, or the model's own, clamped
     to the levels the model supports.
 
-    Routing is observable as with :class:`ModelRouter`: the events ``started`` then ``route``
-    (or ``failed``) are sent to ``on_event``, with the provider name ``rules`` and an empty router
-    model and question, and one record goes to the ``contextwise.routing`` logger. A rule that
-    raises is reported as a :class:`~contextwise.errors.RoutingRuleError` naming the rule (code
-    ``rule_failed``), whose ``__cause__`` is the original error.
+    Routing is observable as with :class:`ModelRouter`, with events of its own: ``route`` when a
+    model is chosen, ``rule_failed`` when a rule raised, sent to ``on_event``; one record goes to
+    the ``contextwise.routing`` logger, with the provider name ``rules`` and the ``rule`` that
+    raised. A rule that raises is reported as a :class:`~contextwise.errors.RoutingRuleError`
+    naming the rule (code ``rule_failed``), whose ``__cause__`` is the original error.
+
+    With ``sticky=True`` the router keeps the previous call's model and effort (``choice`` and
+    ``effort`` of the :class:`RoutingContext`, or the candidate named ``model``) unless the route
+    escalates, a candidate later in ``models``' order or a higher effort, or the matching rule
+    sets ``sticky=False``. A kept route has the reason ``sticky`` and names the label it replaced
+    in ``routed``.
 
     Args:
         rules: The rules, in the order they are tried.
@@ -172,6 +186,7 @@ class RuleRouter:
         counter: The token counter of the ``min_tokens`` conditions (or a tokenizer or counting
             function); the estimate counter when omitted.
         on_event: A function that receives every routing event, or ``None``.
+        sticky: Whether to keep the previous call's model and effort unless the route escalates.
 
     Raises:
         RoutingConfigurationError: When ``default`` is missing (code ``missing_default``) or not
@@ -179,8 +194,8 @@ class RuleRouter:
             specs (codes ``models_not_mapping``, ``empty_models``, ``invalid_model_spec``), a
             rule is not a :class:`RoutingRule` (code ``invalid_rule``), two rules share an id
             (code ``duplicate_rule_id``), a rule names an unknown model (code
-            ``unknown_rule_model``), or ``on_event`` is not callable (code
-            ``on_event_not_callable``).
+            ``unknown_rule_model``), ``on_event`` is not callable (code
+            ``on_event_not_callable``), or ``sticky`` is not a bool (code ``sticky_not_bool``).
 
     Examples:
         >>> router = RuleRouter(
@@ -197,7 +212,7 @@ class RuleRouter:
         ('big-model', 'rule:long', <Effort.HIGH: 'high'>)
     """
 
-    __slots__ = ("counter", "default", "models", "on_event", "rules")
+    __slots__ = ("_reporter", "counter", "default", "models", "rules", "sticky")
 
     rules: tuple[RoutingRule, ...]
     """The rules, in the order they are tried."""
@@ -211,8 +226,9 @@ class RuleRouter:
     counter: TokenCounter
     """The token counter of the ``min_tokens`` conditions."""
 
-    on_event: EventHandler | None
-    """The function that receives every event, or ``None``."""
+    sticky: bool
+    """Whether the router keeps the previous call's model and effort unless the route
+    escalates."""
 
     def __init__(
         self,
@@ -222,6 +238,7 @@ class RuleRouter:
         *,
         counter: object | None = None,
         on_event: EventHandler | None = None,
+        sticky: bool = False,
     ) -> None:
         specs = _candidate_specs(models)
         if default is None:
@@ -238,7 +255,13 @@ class RuleRouter:
         self.default = default
         self.models = MappingProxyType(specs)
         self.counter = EstimateCounter() if counter is None else as_token_counter(counter)
-        self.on_event = on_event
+        self.sticky = check_sticky(sticky)
+        self._reporter = RouteReporter(on_event, {"provider": RULES_PROVIDER})
+
+    @property
+    def on_event(self) -> EventHandler | None:
+        """The function that receives every event, or ``None``."""
+        return self._reporter.on_event
 
     @classmethod
     def single(cls, model: ModelSpec | str, on_event: EventHandler | None = None) -> RuleRouter:
@@ -290,7 +313,8 @@ class RuleRouter:
                 compaction and the tool specifications.
 
         Returns:
-            The chosen candidate, the reason (``rule:<id>`` or ``default``) and the effort.
+            The chosen candidate, the reason (``rule:<id>``, ``default`` or ``sticky``) and the
+            effort.
 
         Raises:
             RoutingRuleError: When a rule raises (code ``rule_failed``); the rule's own error is
@@ -314,8 +338,6 @@ class RuleRouter:
     def _route(self, context: RoutingContext) -> RouteOutcome:
         require_instance(context, RoutingContext, "context", "RoutingContext")
         start = perf_counter()
-        if self.on_event is not None:
-            self.on_event(DecisionStartedEvent(context.step, RULES_PROVIDER, "", ""))
         measured: list[int] = []
 
         def tokens() -> int:
@@ -332,8 +354,8 @@ class RuleRouter:
             except Exception as error:
                 raise self._failed(context.step, rule, error, start) from error
             if matched:
-                return self._finish(context.step, rule.model, f"rule:{rule.id}", rule.effort, start)
-        return self._finish(context.step, self.default, "default", None, start)
+                return self._finish(context, rule.model, f"rule:{rule.id}", rule, start)
+        return self._finish(context, self.default, "default", None, start)
 
     def _failed(
         self, step: int, rule: RoutingRule, error: Exception, start: float
@@ -343,49 +365,34 @@ class RuleRouter:
             detail=short_text(error) or None,
         )
         elapsed_ms = (perf_counter() - start) * 1000.0
-        if self.on_event is not None:
-            self.on_event(
-                DecisionFailedEvent(step, RULES_PROVIDER, "", "", failure, False, elapsed_ms)
-            )
-        if logger.isEnabledFor(logging.WARNING):
-            logger.warning(
-                "step %s routing failed: rule %s raised %s: %s",
-                step,
-                rule.id,
-                type(error).__name__,
-                error,
-                extra=_log_extra(step, elapsed_ms, rule.id, failure),
-            )
+        self._reporter.emit(RuleFailedEvent(step, rule.id, failure, elapsed_ms))
+        self._reporter.failed(step, error, elapsed_ms, rule=rule.id)
         return failure
 
     def _finish(
-        self, step: int, choice: str, reason: str, effort: Effort | None, start: float
+        self,
+        context: RoutingContext,
+        choice: str,
+        reason: str,
+        rule: RoutingRule | None,
+        start: float,
     ) -> RouteOutcome:
         spec = self.models[choice]
-        effort_sent = spec.effort_sent
-        chosen = effort_sent if effort is None else clamp_effort(effort, spec.supported_efforts)
-        outcome = RouteOutcome.model_construct(
-            step=step,
+        effort = spec.effort_sent
+        if rule is not None and rule.effort is not None:
+            effort = clamp_effort(rule.effort, spec.supported_efforts)
+        outcome = RouteOutcome(
+            step=context.step,
             choice=choice,
             model=spec,
             reason=reason,
             confidence=None,
             usage=None,
-            effort_sent=effort_sent,
-            effort=chosen,
-            proposed=None,
+            effort=effort,
         )
-        duration_ms = (perf_counter() - start) * 1000.0
-        if self.on_event is not None:
-            self.on_event(
-                RouteEvent(step, choice, spec.name, reason, None, chosen, None, duration_ms)
-            )
-        if logger.isEnabledFor(logging.INFO):
-            extra = _log_extra(step, duration_ms, None, None)
-            extra.update(choice=choice, model=spec.name, reason=reason)
-            logger.info(
-                "step %s routed to %s (%s, reason %s)", step, choice, spec.name, reason, extra=extra
-            )
+        if self.sticky and (rule is None or rule.sticky):
+            outcome = hold(outcome, context, self.models)
+        self._reporter.routed(outcome, (perf_counter() - start) * 1000.0)
         return outcome
 
 
@@ -429,18 +436,3 @@ def _checked_rules(rules: object, specs: Mapping[str, ModelSpec]) -> tuple[Routi
                 known=list(specs),
             )
     return tuple(rules)
-
-
-def _log_extra(
-    step: int, duration_ms: float, rule: str | None, error: BaseException | None
-) -> dict[str, Any]:
-    return {
-        "step": step,
-        "provider": RULES_PROVIDER,
-        "router_model": "",
-        "question": "",
-        "rule": rule,
-        "duration_ms": duration_ms,
-        "error_type": None if error is None else type(error).__name__,
-        "error_code": error.code if isinstance(error, ContextwiseError) else None,
-    }
