@@ -518,3 +518,33 @@ def test_a_summary_of_something_else_than_text_is_a_coded_error(text: object, ro
     with pytest.raises((InvalidTypeError, InvalidValueError)) as caught:
         summary_message(text, role)  # type: ignore[arg-type]
     assert caught.value.code in {"not_a_string", "invalid_choice"}
+
+
+def test_a_plain_message_measures_as_every_field_read() -> None:
+    """A plain message (read without building a record of each field) measures what reading
+    each field measures; a message with one more field is read field by field."""
+    plain: list[object] = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "developer", "content": "Use tools."},
+        {"role": "user", "content": "héllo"},
+        {"role": "assistant", "content": ""},
+        SystemMessage(content="Be brief."),
+        HumanMessage(content="Hi"),
+        AIMessage(content="Hello"),
+    ]
+    for message in plain:
+        facts = read_message(message)
+        pieces: list[str] = []
+        read = read_message(message, sink=pieces)  # a sink: every field is read
+        assert (facts.shape, facts.role, facts.chars) == (read.shape, read.role, read.chars)
+        assert facts.chars == sum(map(len, pieces))
+    unusual: list[object] = [
+        {"role": "user", "content": "Hi", "refusal": "No."},
+        {"role": "assistant", "content": "Hi", "function_call": {"name": "f", "arguments": "{}"}},
+        {"role": "tool", "content": "4"},
+        AIMessage(content="", tool_calls=[{"id": "c1", "name": "f", "args": {}}]),
+    ]
+    for message in unusual:
+        assert read_message(message).chars == read_message(message, sink=[]).chars
+    assert read_message(unusual[0]).chars == len("Hi") + len("No.")
+    assert read_message(unusual[3]).calls == ["c1"]

@@ -20,7 +20,6 @@ from typing import Any, TypeAlias
 from contextwise._checks import MAX_DEPTH, finite_float, require_instance
 from contextwise._effects import Effects, Invoke, run_async, run_sync
 from contextwise._translation import short_repr, short_text
-from contextwise._validation import construct
 from contextwise.decision.schema import (
     ChoiceAnswer,
     ChoiceQuestion,
@@ -255,8 +254,8 @@ def choices_effects(
     check_min_confidence(min_confidence)
     check_timeout(timeout)
     check_json_state(state)
-    request = construct(
-        DecisionRequest, {"model": model, "questions": dict(questions), "state": state}
+    request = DecisionRequest.model_construct(
+        model=model, questions=dict(questions), state=state
     )
     start = perf_counter()
     reply = yield Invoke(provider.request, (request,), timeout=timeout, inline=True)
@@ -348,8 +347,18 @@ FallbackPredicate: TypeAlias = Callable[[BaseException], bool]
 NETWORK_ERRNOS: frozenset[int] = frozenset(
     code
     for name in (
-        "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH",
-        "EHOSTDOWN", "ENETUNREACH", "ENETDOWN", "ENETRESET", "ENOTCONN", "ESHUTDOWN",
+        "ECONNREFUSED",
+        "ECONNRESET",
+        "ECONNABORTED",
+        "EPIPE",
+        "ETIMEDOUT",
+        "EHOSTUNREACH",
+        "EHOSTDOWN",
+        "ENETUNREACH",
+        "ENETDOWN",
+        "ENETRESET",
+        "ENOTCONN",
+        "ESHUTDOWN",
     )
     if (code := getattr(errno, name, None)) is not None
 )
@@ -577,53 +586,7 @@ def check_json_state(state: object, *, field: str = "state") -> None:
         ...     print(err.code, err.params["path"])
         state_non_finite $.scores[1]
     """
-    # The common case, plain dicts, lists and scalars, is accepted by a lean walk; anything it
-    # does not accept at once (a subclass, a bad value, a cycle, which never ends before the depth
-    # limit) goes through the full check, which has the last word and locates the fault.
-    if not _plain_json(state, 0):
-        _check_json(state, None, set(), 0, field)
-
-
-def _plain_json(value: object, depth: int) -> bool:
-    """Whether ``value`` is lossless JSON made of the exact builtin types only.
-
-    ``False`` does not mean that the value is rejected, only that the full check must decide.
-    """
-    kind = type(value)
-    if kind is not dict and kind is not list:
-        return _plain_scalar(value)
-    if depth >= STATE_MAX_DEPTH:
-        return False
-    if kind is dict:
-        for key in value:  # type: ignore[attr-defined]
-            if type(key) is not str:
-                return False
-        value = value.values()  # type: ignore[attr-defined]
-    scalars = _PLAIN_SCALARS
-    for item in value:  # type: ignore[attr-defined]
-        kind = type(item)
-        if kind in scalars:
-            continue
-        if kind is dict or kind is list:
-            if not _plain_json(item, depth + 1):
-                return False
-        elif not _plain_scalar(item):
-            return False
-    return True
-
-
-def _plain_scalar(value: object) -> bool:
-    """Whether a value that is not a dict or a list is a lossless JSON scalar of an exact type."""
-    kind = type(value)
-    if isinstance(value, int) and kind is int:
-        return bool(-_JSON_INT_BOUND < value < _JSON_INT_BOUND)
-    if isinstance(value, float) and kind is float:
-        return _plain_float(value)
-    return kind in _PLAIN_SCALARS
-
-
-def _plain_float(value: float) -> bool:
-    return math.isfinite(value) and (value != 0.0 or math.copysign(1.0, value) > 0.0)
+    _check_json(state, None, set(), 0, field)
 
 
 _PLAIN_SCALARS = frozenset({str, bool, type(None)})

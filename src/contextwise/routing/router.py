@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
-from contextwise._validation import construct
 from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
 from contextwise.decision.schema import ChoiceQuestion
 from contextwise.effort import Effort, clamp_effort
@@ -622,19 +621,16 @@ class ModelRouter:
             chosen = clamp_effort(Effort(effort.choice), spec.supported_efforts)
         confidence = None if outcome is None else outcome.confidence
         usage = None if outcome is None else outcome.usage
-        result = construct(
-            RouteOutcome,
-            {
-                "step": step,
-                "choice": choice,
-                "model": spec,
-                "reason": reason,
-                "confidence": confidence,
-                "usage": usage,
-                "effort_sent": effort_sent,
-                "effort": chosen,
-                "proposed": None if outcome is None else outcome.choice,
-            },
+        result = RouteOutcome.model_construct(
+            step=step,
+            choice=choice,
+            model=spec,
+            reason=reason,
+            confidence=confidence,
+            usage=usage,
+            effort_sent=effort_sent,
+            effort=chosen,
+            proposed=None if outcome is None else outcome.choice,
         )
         duration_ms = (perf_counter() - start) * 1000.0
         if self.on_event is not None:

@@ -36,7 +36,7 @@ from contextwise.policy.validation import check_fragments
 from contextwise.session.codec import decode_message, encode_messages
 from contextwise.session.planner import (
     Cache,
-    plain_messages,
+    plain_roles,
     plan_change,
     restored_positions,
 )
@@ -589,15 +589,10 @@ class ContextSession:
 
     def _measure(self, messages: Sequence[Any]) -> Cache:
         """Encode messages for the store and measure each once: characters, and tokens."""
-        plain = plain_messages(messages)
-        roles: list[object] | None
-        if plain is None:
-            values, decoded = encode_messages(messages)
-            sizes = self._measure_with.profile(decoded).sizes
-            roles = None
-        else:
-            values, sizes, roles = plain
-            decoded = values
+        values, decoded = encode_messages(messages)
+        profile = self._measure_with.profile(decoded)
+        sizes = profile.sizes
+        roles = profile.roles if profile.plain else None
         counter = self._runner.counter
         if counter is None:
             stored = [
@@ -636,8 +631,7 @@ class ContextSession:
                 else self._count_with.one_message_tokens(message)
                 for item, message in zip(items, messages, strict=True)
             ]
-        plain = plain_messages(messages) if messages else None
-        roles = [] if not messages else None if plain is None else plain[2]
+        roles = plain_roles(messages)
         return Cache(list(items), messages, [item.chars for item in items], tokens, roles)
 
     def _decode(self, data: Any) -> Any:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -190,11 +189,10 @@ class MemoryStore:
             first = session.last_item + 1
             stored = list(items)
             ids = range(first, first + len(stored))
-            # Fills in the placeholders at C speed: ids, positions, and no creating change.
-            deque(map(setattr, stored, repeat("item_id"), ids), maxlen=0)
-            positions = map(POSITION_GAP.__mul__, ids)
-            deque(map(setattr, stored, repeat("position"), positions), maxlen=0)
-            deque(map(setattr, stored, repeat("created_by"), repeat(None)), maxlen=0)
+            for item_id, item in zip(ids, stored, strict=True):
+                item.item_id = item_id
+                item.position = item_id * POSITION_GAP
+                item.created_by = None
             session.context.update(zip(ids, stored, strict=True))
             session.last_item += len(stored)
             result = AddResult(tuple(ids), session.version)
