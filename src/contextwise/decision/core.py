@@ -258,13 +258,12 @@ def choices_effects(
         model=model, questions=dict(questions), state=state
     )
     start = perf_counter()
-    reply = yield Invoke(provider.request, (request,), timeout=timeout, inline=True)
+    reply = yield Invoke(provider.request, (request,), timeout=timeout)
     duration_ms = (perf_counter() - start) * 1000.0
     if reply.timed_out:
         assert timeout is not None
         raise DecisionTimeoutError(timeout=timeout)
-    if reply.error is not None:
-        raise reply.error
+    reply.get()
     response = coerce_response(reply.value, provider)
     outcomes: dict[str, ChoiceOutcome] = {}
     for key, question in questions.items():

@@ -17,7 +17,7 @@ from operator import itemgetter
 from typing import Any, TypeVar
 
 from contextwise._align import align
-from contextwise._effects import Effects, Invoke, Reply
+from contextwise._effects import Effects, Invoke, Reply, is_async_callable
 from contextwise._layout import (
     Profile,
     message_tokens,
@@ -550,8 +550,8 @@ def _reply_error(
     """Turn a failed reply into the step error to record, or ``None`` when the call succeeded."""
     if reply.timed_out:
         return PolicyStepError(f"{prefix}_timeout", timeout=timeout, **params)
-    if reply.error is not None:
-        error = reply.error
+    error = reply.failure()
+    if error is not None:
         return PolicyStepError(
             f"{prefix}_failed",
             error_type=type(error).__name__,
@@ -572,7 +572,7 @@ def _call_step(
         func = context.apps[step.app]
         prefix, params = "app", _params(step)
     timeout = step.timeout if step.timeout is not None else context.default_timeout
-    reply = yield Invoke(func, (argument,), timeout=timeout)
+    reply = yield Invoke(func, (argument,), timeout=timeout, blocking=not is_async_callable(func))
     failure = _reply_error(reply, prefix, params, timeout)
     if failure is not None:
         return _failed(step, state, failure)
