@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwise._effects import Effects
-from contextwise.decision.core import ChoiceOutcome, choice_effects, is_provider_unavailable
+from contextwise.decision.core import ChoiceOutcome, choice_effects
+from contextwise.decision.faults import is_provider_unavailable
 from contextwise.decision.schema import ChoiceQuestion, DecisionProvider
 from contextwise.policy.fragments import RemovedItem
 from contextwise.policy.model import (
