@@ -88,6 +88,20 @@ class Profile:
         self._roles = self._roles[:start] + self._roles[stop:]
         self._cut = None
 
+    def splice(
+        self, start: int, stop: int, stay: Sequence[int], added: Profile | None = None
+    ) -> Profile:
+        """The profile of the messages with the span from ``start`` to ``stop`` replaced: the
+        messages ``added`` measures first, then those at the ``stay`` indices (pinned messages,
+        kept in place)."""
+        sizes = splice(self.sizes, start, stop, stay, () if added is None else added.sizes)
+        roles = splice(self.roles, start, stop, stay, () if added is None else added.roles)
+        if added is None:
+            return Profile(sizes, roles, self.plain, self.pinned_roles)
+        either = set(self.pinned_roles) | set(added.pinned_roles)
+        pinned_roles = tuple(role for role in PINNED_ORDER if role in either)
+        return Profile(sizes, roles, self.plain and added.plain, pinned_roles)
+
     def slice(self, start: int, stop: int) -> Profile:
         """Drop the messages from ``start`` to ``stop``; the lists are built when first read."""
         result = Profile(self.sizes, self.roles, self.plain, self.pinned_roles)
