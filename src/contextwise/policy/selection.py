@@ -44,7 +44,7 @@ DEFAULT_INSTRUCTIONS = (
 """The question put to the decision model when a ``model`` selection gives no instructions."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Limits:
     """The effective limits of a run: triggers and targets in characters and tokens."""
 

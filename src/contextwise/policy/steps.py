@@ -93,7 +93,7 @@ class Measure:
         return profile_messages(messages, sizes, self.part_estimate, self.opaque)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class FragState:
     """A fragment with its measured sizes; ``version`` changes with every committed change."""
 
@@ -113,7 +113,7 @@ class FragState:
         return [] if self.profile is None else self.profile.sizes
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class KnownSizes:
     """The sizes of a fragment's messages, measured before (by a session, when they were added),
     so that a run does not measure them again."""
@@ -153,7 +153,7 @@ def measure_fragment(
     )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Splice:
     """How a trim or a compression changes a list of messages: the messages from ``start`` to
     ``stop`` leave, except the pinned ones at ``stay``, and ``added`` new ones take their place."""
@@ -174,7 +174,7 @@ class Splice:
         return splice(origin, self.start, self.stop, self.stay, [origin[self.start]] * self.added)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Remap:
     """How an app changes a list of messages: for each new message, the index of the message it
     keeps (``None`` for a new one), and the indices of the messages that leave."""
@@ -216,7 +216,7 @@ def in_input_order(
     return [item for _, item in keyed]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """What a step would do: its new state (``None`` when it changes nothing), change, removals,
     and, for messages, the edit that turns the old list into the new one."""

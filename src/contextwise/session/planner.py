@@ -33,7 +33,7 @@ LOWEST_POSITION = -(2**62)
 """The lowest position a message may take (positions are 64-bit integers in a database)."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Cache:
     """The cached context, as parallel lists that are never changed in place (a run keeps the
     one it started from): each message as stored and decoded, its characters, its tokens for
