@@ -157,9 +157,7 @@ def test_attributes_are_read_only() -> None:
 
 def test_repr_equality_and_hash() -> None:
     budget = ContextBudget(window=32_000, output=2_000, reasoning=4_000)
-    assert repr(budget) == (
-        "ContextBudget(window=32000, output=2000, reasoning=4000, safety=640, locale=None)"
-    )
+    assert repr(budget) == "ContextBudget(window=32000, output=2000, reasoning=4000, safety=640)"
     same = ContextBudget(32_000.5, 2_000, 4_000, 640)
     assert budget == same and hash(budget) == hash(same)
     assert budget != ContextBudget(window=32_000, output=2_000, reasoning=4_000, safety=0)
