@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from contextwise._translation import short_repr
@@ -32,7 +32,16 @@ class _FragmentType(type):
     """Builds fragments: ``Fragment(...)`` picks the type from its arguments, and every fragment
     is checked, with its messages held in a tuple, before its fields are set."""
 
-    def __call__(
+    def __call__(cls, id: str, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            # A text or messages fragment also takes its fields by position, as a dataclass does.
+            names = {TextFragment: ("text", "role"), MessagesFragment: ("messages",)}.get(cls, ())
+            if len(args) > len(names) or any(name in kwargs for name in names[: len(args)]):
+                raise TypeError(f"{cls.__name__}() takes the id and its fields in order")
+            kwargs.update(zip(names, args, strict=False))
+        return cls._build(id, **kwargs)
+
+    def _build(
         cls,
         id: str,
         *,
@@ -124,28 +133,20 @@ class Fragment(metaclass=_FragmentType):
         text: str | None = None,
         messages: Sequence[ChatMessage] | None = None,
         role: FragmentRole | None = None,
-    ) -> None:
-        """Never runs: the type of ``Fragment`` builds a text or a messages fragment."""
+    ) -> None:  # never runs: the type of Fragment builds a TextFragment or a MessagesFragment
+        pass
 
-    @property
-    def id(self) -> str:
-        """The fragment's id, unique among the fragments of one run."""
-        raise NotImplementedError
+    id: str
+    """The fragment's id, unique among the fragments of one run."""
 
-    @property
-    def text(self) -> str | None:
-        """The fragment's text, or ``None`` when it holds messages."""
-        return None
+    text: str | None
+    """The fragment's text, or ``None`` when it holds messages."""
 
-    @property
-    def messages(self) -> tuple[ChatMessage, ...] | None:
-        """The fragment's messages, or ``None`` when it holds a text."""
-        return None
+    messages: tuple[ChatMessage, ...] | None
+    """The fragment's messages, or ``None`` when it holds a text."""
 
-    @property
-    def role(self) -> FragmentRole | None:
-        """The role of the message a text fragment becomes, or ``None`` for messages."""
-        return None
+    role: FragmentRole | None
+    """The role of the message a text fragment becomes, or ``None`` for messages."""
 
     @property
     def field(self) -> FragmentField:
@@ -211,13 +212,16 @@ class TextFragment(Fragment):
     id: str
     """The fragment's id, unique among the fragments of one run."""
 
-    _: KW_ONLY
-
     text: str
     """The fragment's text."""
 
     role: FragmentRole = DEFAULT_FRAGMENT_ROLE
     """The role of the message it becomes: ``"system"`` or ``"user"``."""
+
+    @property
+    def messages(self) -> None:  # type: ignore[override]
+        """``None``: a text fragment holds no messages."""
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,10 +241,18 @@ class MessagesFragment(Fragment):
     id: str
     """The fragment's id, unique among the fragments of one run."""
 
-    _: KW_ONLY
-
     messages: tuple[ChatMessage, ...]
     """The fragment's messages, in order."""
+
+    @property
+    def text(self) -> None:  # type: ignore[override]
+        """``None``: a messages fragment holds no text."""
+        return None
+
+    @property
+    def role(self) -> None:  # type: ignore[override]
+        """``None``: a messages fragment becomes no message of its own."""
+        return None
 
 
 def coerce_fragments(fragments: object) -> list[Fragment]:
