@@ -41,7 +41,7 @@ from contextwise.messages import (
     tool_result_ids,
 )
 from contextwise.policy.clearing import Rewrite, longest_fit, plan_clear, plan_clip
-from contextwise.policy.fragments import Fragment, RemovedItem
+from contextwise.policy.fragments import Fragment, MessagesFragment, RemovedItem, TextFragment
 from contextwise.policy.model import (
     AppStep,
     ClearStep,
@@ -253,19 +253,24 @@ def apply_step(step: ContextStep, state: FragState, context: StepContext) -> Eff
 
 
 def _apply(step: ContextStep, state: FragState, context: StepContext) -> Effects[Candidate]:
+    fragment = state.fragment
+    if isinstance(fragment, TextFragment):
+        if isinstance(step, TrimStep):
+            return _trim_text(step, state, fragment.text, context.measure)
+        if isinstance(step, CompressStep):
+            return (yield from _compress_text(step, state, fragment.text, context))
+        if isinstance(step, AppStep):
+            return (yield from _app_text(step, state, fragment, context))
+        return Candidate(step, None, None)  # no tool use in a text
+    assert isinstance(fragment, MessagesFragment)
+    messages = fragment.messages
     if isinstance(step, ClearStep | ClipStep):
-        return _clear_or_clip(step, state, context.measure)
+        return _clear_or_clip(step, state, messages, context.measure)
     if isinstance(step, TrimStep):
-        if state.fragment.text is not None:
-            return _trim_text(step, state, context.measure)
-        return _trim_messages(step, state, context.measure)
+        return _trim_messages(step, state, messages, context.measure)
     if isinstance(step, CompressStep):
-        if state.fragment.text is not None:
-            return (yield from _compress_text(step, state, context))
-        return (yield from _compress_messages(step, state, context))
-    if state.fragment.text is not None:
-        return (yield from _app_text(step, state, context))
-    return (yield from _app_messages(step, state, context))
+        return (yield from _compress_messages(step, state, messages, context))
+    return (yield from _app_messages(step, state, fragment, context))
 
 
 def _new_version(state: FragState) -> int:
@@ -308,13 +313,12 @@ def _changed(
 
 
 def _remove_region(
-    state: FragState, start: int, stop: int, stay: list[int]
+    state: FragState, messages: tuple[ChatMessage, ...], start: int, stop: int, stay: list[int]
 ) -> tuple[tuple[ChatMessage, ...], tuple[ChatMessage, ...], Profile, list[int] | None]:
     """Remove the messages from ``start`` to ``stop``, except the pinned ones in ``stay``.
 
     Returns the new messages, the removed ones, the new profile and the new token sizes.
     """
-    messages = state.fragment.messages or ()
     profile = state.profile
     assert profile is not None
     token_sizes = state.token_sizes
@@ -335,8 +339,9 @@ def _remove_region(
     )
 
 
-def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
-    messages = state.fragment.messages or ()
+def _trim_messages(
+    step: TrimStep, state: FragState, messages: tuple[ChatMessage, ...], measure: Measure
+) -> Candidate:
     profile = state.profile
     assert profile is not None
     target_chars, target_tokens = step.target_chars, step.target_tokens
@@ -366,7 +371,9 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     stay = [index for index in stay_all if index < stop]
     if len(stay) >= stop - first:
         return Candidate(step, None, None)  # everything in reach stays: nothing to trim
-    new_messages, removed, new_profile, new_token_sizes = _remove_region(state, first, stop, stay)
+    new_messages, removed, new_profile, new_token_sizes = _remove_region(
+        state, messages, first, stop, stay
+    )
     removed_chars = sum(profile.sizes[first:stop]) - sum(profile.sizes[index] for index in stay)
     chars = state.chars - removed_chars
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
@@ -385,8 +392,7 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     return Candidate(step, new_state, change, removed, Splice(first, stop, stay))
 
 
-def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
-    text = state.fragment.text or ""
+def _trim_text(step: TrimStep, state: FragState, text: str, measure: Measure) -> Candidate:
     length = len(text)
     marker = step.marker
     target_chars, target_tokens = step.target_chars, step.target_tokens
@@ -431,9 +437,13 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
 # --- clear and clip --------------------------------------------------------------------------
 
 
-def _clear_or_clip(step: ClearStep | ClipStep, state: FragState, measure: Measure) -> Candidate:
+def _clear_or_clip(
+    step: ClearStep | ClipStep,
+    state: FragState,
+    messages: tuple[ChatMessage, ...],
+    measure: Measure,
+) -> Candidate:
     """Rewrite tool results (and, for ``clear``, inputs and thinking) in place."""
-    messages = state.fragment.messages or ()
     profile = state.profile
     if profile is None or profile.plain:
         return Candidate(step, None, None)  # no message of a plain list holds a tool use
@@ -447,12 +457,13 @@ def _clear_or_clip(step: ClearStep | ClipStep, state: FragState, measure: Measur
         rewrite = plan_clip(step, messages, facts, counter)
     if rewrite is None:
         return Candidate(step, None, None)
-    return _rewritten(step, state, measure, rewrite, facts)
+    return _rewritten(step, state, messages, measure, rewrite, facts)
 
 
 def _rewritten(
     step: ClearStep | ClipStep,
     state: FragState,
+    messages: tuple[ChatMessage, ...],
     measure: Measure,
     rewrite: Rewrite,
     facts: list[MessageFacts],
@@ -510,7 +521,7 @@ def _rewritten(
         added_messages=len(copies),
         added_chars=added_chars,
     )
-    removed = tuple((state.fragment.messages or ())[index] for index in rewrite.removed)
+    removed = tuple(messages[index] for index in rewrite.removed)
     return Candidate(step, new_state, change, removed, Remap(rewrite.source, rewrite.removed))
 
 
@@ -616,9 +627,8 @@ def _measure_new(step: CompressStep | AppStep, measure: Callable[[], T]) -> T:
 
 
 def _compress_text(
-    step: CompressStep, state: FragState, context: StepContext
+    step: CompressStep, state: FragState, text: str, context: StepContext
 ) -> Effects[Candidate]:
-    text = state.fragment.text or ""
     if not text:
         return Candidate(step, None, None)
     reply = yield from _call_step(step, context, text)
@@ -676,9 +686,8 @@ def _text_summary(
 
 
 def _compress_messages(
-    step: CompressStep, state: FragState, context: StepContext
+    step: CompressStep, state: FragState, messages: tuple[ChatMessage, ...], context: StepContext
 ) -> Effects[Candidate]:
-    messages = state.fragment.messages or ()
     profile = state.profile
     assert profile is not None
     grouping = layout_grouping(step.grouping)
@@ -774,9 +783,10 @@ def _summary_message(step: CompressStep, result: object, like: ChatMessage) -> o
 # --- app -------------------------------------------------------------------------------------
 
 
-def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
-    fragment = state.fragment
-    old_text = fragment.text or ""
+def _app_text(
+    step: AppStep, state: FragState, fragment: TextFragment, context: StepContext
+) -> Effects[Candidate]:
+    old_text = fragment.text
     reply = yield from _call_step(step, context, fragment.with_text(old_text))
     result = reply.value
     if isinstance(result, Fragment) and result.id == fragment.id and result.field == "text":
@@ -805,9 +815,10 @@ def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[
     return Candidate(step, new_state, change, (old_text,) if span else ())
 
 
-def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
-    fragment = state.fragment
-    old_messages = fragment.messages or ()
+def _app_messages(
+    step: AppStep, state: FragState, fragment: MessagesFragment, context: StepContext
+) -> Effects[Candidate]:
+    old_messages = fragment.messages
     given = Fragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
     reply = yield from _call_step(step, context, given)
     result = reply.value
