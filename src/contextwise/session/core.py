@@ -672,6 +672,7 @@ class ContextSession:
             version=self._version or 0,
             last_item=self._last_item,
             measure=self._measure,
+            at=datetime.now(UTC),
         )
         try:
             version, created = yield from call_blocking(store.commit, self._session_id, plan.change)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import pairwise
 from operator import attrgetter, is_
 from typing import Any
@@ -101,6 +101,7 @@ def plan_change(
     version: int,
     last_item: int,
     measure: Measure,
+    at: datetime,
 ) -> Plan:
     """Turn a run's result into a stored change: what leaves, what is new, and where it goes.
 
@@ -112,6 +113,7 @@ def plan_change(
         version: The session's version the run started from.
         last_item: The highest item id the session has given.
         measure: Encodes and measures the messages the run created.
+        at: When the change is made.
 
     Returns:
         The change and the context after it; created messages hold placeholder item ids.
@@ -143,7 +145,7 @@ def plan_change(
     if created:
         steps.setdefault(creator, ChangeEntry(creator)).created.extend(created)
     ordered = [steps[step] for step in dict.fromkeys([*applied, *steps]) if step in steps]
-    change = SessionChange(version=version, at=datetime.now(UTC), entries=ordered, moved=moved)
+    change = SessionChange(version=version, at=at, entries=ordered, moved=moved)
     return Plan(change, context)
 
 

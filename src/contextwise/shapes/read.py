@@ -114,29 +114,32 @@ def plain_size(message: object) -> tuple[int, Role] | None:
     """
     cls = type(message)
     if cls is dict:
-        if len(message) != 2:  # type: ignore[arg-type]
-            return None
-        content = message.get("content")  # type: ignore[attr-defined]
-        role = message.get("role")  # type: ignore[attr-defined]
-        if type(content) is not str or type(role) is not str:
-            return None
-        known = _PLAIN_DICT_ROLES.get(role)
-        return None if known is None else (len(content), known)
+        try:
+            content = message["content"]  # type: ignore[index]
+            if type(content) is str and len(message) == 2:  # type: ignore[arg-type]
+                return len(content), _PLAIN_DICT_ROLES[message["role"]]  # type: ignore[index]
+        except (KeyError, TypeError):
+            pass  # no such key, or a role that is not a plain one (or not even hashable)
+        return None
     try:
         known = _plain_classes[cls]
     except KeyError:
         known = _plain_classes.setdefault(cls, _plain_class_role(cls))
     if known is None:
         return None
-    content = getattr(message, "content", None)
+    lc: Any = message  # one of LangChain's own message classes: these attributes exist
+    content = lc.content
     if type(content) is not str:
         return None
-    if known == "assistant" and (
-        message.tool_calls  # type: ignore[attr-defined]
-        or message.invalid_tool_calls  # type: ignore[attr-defined]
-        or _function_call(message)
-    ):
-        return None
+    if known == "assistant":
+        extra = lc.additional_kwargs
+        if (
+            lc.tool_calls
+            or lc.invalid_tool_calls
+            or type(extra) is not dict
+            or extra.get("function_call") is not None
+        ):
+            return None
     return len(content), known
 
 
@@ -144,11 +147,6 @@ def _plain_class_role(cls: type) -> Role | None:
     if not cls.__module__.startswith("langchain_core."):
         return None
     return _PLAIN_LANGCHAIN.get(cls.__name__)
-
-
-def _function_call(message: Any) -> bool:
-    extra = getattr(message, "additional_kwargs", None)
-    return not isinstance(extra, Mapping) or extra.get("function_call") is not None
 
 
 def _read(message: object, reader: Reader) -> MessageFacts:
