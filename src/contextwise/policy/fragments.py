@@ -71,16 +71,16 @@ class _FragmentType(type):
                     supported=list(FRAGMENT_ROLES),
                 )
             return type.__call__(wanted, id, text=text, role=role or DEFAULT_FRAGMENT_ROLE)
+        if not isinstance(messages, list | tuple):
+            raise InvalidTypeError(
+                "fragment_messages_not_a_list", fragment_id=id, type_name=type(messages).__name__
+            )
         if role is not None:
             raise InvalidValueError(
                 "invalid_fragment_role",
                 fragment_id=id,
                 value=short_repr(role),
                 supported=list(FRAGMENT_ROLES),
-            )
-        if not isinstance(messages, list | tuple):
-            raise InvalidTypeError(
-                "fragment_messages_not_a_list", fragment_id=id, type_name=type(messages).__name__
             )
         return type.__call__(wanted, id, messages=tuple(messages))
 
