@@ -13,6 +13,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
 from operator import eq, itemgetter
 from typing import Any, Final, Literal, TypeAlias, TypeVar
@@ -40,53 +41,32 @@ PINNED_ORDER: Final[tuple[str, ...]] = tuple(sorted(PINNED_ROLES))
 """The pinned roles, in a stable order."""
 
 
+@dataclass(frozen=True, slots=True)
 class Profile:
     """Each message's size and role, measured once; ``plain`` when no message can be in a tool
-    unit (every message is a dict with exactly a role and a string content).
+    unit (every message is plain, see :func:`~contextwise.shapes.read.plain_size`).
 
     The lists are never changed in place, so profiles may share them. ``pinned_roles`` lists the
     pinned roles that may occur (all of them unless the measure saw fewer).
     """
 
-    __slots__ = ("_cut", "_roles", "_sizes", "estimated_parts", "facts", "pinned_roles", "plain")
+    sizes: list[int]
+    """The characters of each message."""
 
-    def __init__(
-        self,
-        sizes: list[int],
-        roles: list[object],
-        plain: bool,
-        pinned_roles: tuple[str, ...] = PINNED_ORDER,
-    ) -> None:
-        self._sizes = sizes
-        self._roles = roles
-        self.plain = plain
-        self.pinned_roles = pinned_roles
-        self._cut: tuple[int, int] | None = None
-        self.facts: list[MessageFacts] | None = None
-        """What each message said when it was read, while the list is the one measured."""
-        self.estimated_parts = 0
-        """How many parts of the measured messages were estimated."""
+    roles: list[object]
+    """The role of each message."""
 
-    @property
-    def sizes(self) -> list[int]:
-        """The characters of each message."""
-        if self._cut is not None:
-            self._apply_cut()
-        return self._sizes
+    plain: bool
+    """Whether every message is plain: none can be in a tool unit."""
 
-    @property
-    def roles(self) -> list[object]:
-        """The role of each message (``None`` when it has none)."""
-        if self._cut is not None:
-            self._apply_cut()
-        return self._roles
+    pinned_roles: tuple[str, ...] = PINNED_ORDER
+    """The pinned roles that may occur."""
 
-    def _apply_cut(self) -> None:
-        assert self._cut is not None
-        start, stop = self._cut
-        self._sizes = self._sizes[:start] + self._sizes[stop:]
-        self._roles = self._roles[:start] + self._roles[stop:]
-        self._cut = None
+    facts: list[MessageFacts] | None = None
+    """What each message said when it was read, while the list is the one measured."""
+
+    estimated_parts: int = 0
+    """How many parts of the measured messages were estimated."""
 
     def splice(
         self, start: int, stop: int, stay: Sequence[int], added: Profile | None = None
@@ -103,10 +83,13 @@ class Profile:
         return Profile(sizes, roles, self.plain and added.plain, pinned_roles)
 
     def slice(self, start: int, stop: int) -> Profile:
-        """Drop the messages from ``start`` to ``stop``; the lists are built when first read."""
-        result = Profile(self.sizes, self.roles, self.plain, self.pinned_roles)
-        result._cut = (start, stop)
-        return result
+        """The profile of the messages without those from ``start`` to ``stop``."""
+        return Profile(
+            self.sizes[:start] + self.sizes[stop:],
+            self.roles[:start] + self.roles[stop:],
+            self.plain,
+            self.pinned_roles,
+        )
 
 
 def profile_messages(
@@ -130,14 +113,13 @@ def profile_messages(
     if plain is not None:
         return plain
     facts = read_all(items, estimate, opaque)
-    profile = Profile(
+    return Profile(
         [fact.chars for fact in facts] if given is None else given,
         [fact.role for fact in facts],
         False,
+        facts=facts,
+        estimated_parts=sum(fact.estimated_parts for fact in facts),
     )
-    profile.facts = facts
-    profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
-    return profile
 
 
 def plain_profile(items: Sequence[Message], sizes: list[int] | None = None) -> Profile | None:

@@ -505,8 +505,7 @@ def _rewritten(
     new_tokens = None if tokens is None else sum(tokens)
     if isinstance(step, ClearStep) and not _worth_it(step, state, chars, new_tokens):
         return Candidate(step, None, None)
-    profile = Profile(sizes, roles, False)
-    profile.facts = new_facts
+    profile = Profile(sizes, roles, False, facts=new_facts)
     new_state, change = _changed(
         step,
         step.kind,
