@@ -16,7 +16,7 @@ from typing import Any, Final
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.chat import THINKING_BLOCKS, content_text, read_call
-from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
+from contextwise.shapes.facts import FactsDraft, MessageFacts, Reader, Role, ToolCall, ToolResult
 from contextwise.shapes.parts import read_parts
 
 TYPES: Final[Mapping[str, Role]] = {
@@ -64,7 +64,7 @@ def read_langchain(message: Any, reader: Reader) -> MessageFacts:
             example, is an instruction to LangGraph, not a message).
     """
     role = _role(message, reader.index)
-    facts = MessageFacts("langchain", role)
+    facts = FactsDraft("langchain", role)
     content = getattr(message, "content", None)
     if isinstance(content, str):
         reader.text(content, "content")
@@ -93,7 +93,7 @@ def _role(message: Any, index: int) -> Role:
     return known
 
 
-def _calls(message: Any, reader: Reader, facts: MessageFacts) -> None:
+def _calls(message: Any, reader: Reader, facts: FactsDraft) -> None:
     """The tool calls of an AI message; calls already read from content blocks count once."""
     seen = set(facts.calls)
     for field in ("tool_calls", "invalid_tool_calls"):
