@@ -2,8 +2,8 @@
 
 The provider answers instantly, so everything measured beyond the bare call is the router's own
 work: building and checking the state, validating the answer, choosing the model, the events and
-the log record. The goal is less than 50 µs of overhead per decision; the script exits with
-status 1 when the overhead of the main case reaches it.
+the log record. The script reports that overhead, and its share of a network decision call; it
+sets no goal on it (exit status 0).
 
 Run it with ``python benchmarks/bench_route.py`` (``make bench`` runs every benchmark).
 """
@@ -30,7 +30,6 @@ from contextwise import (
     Usage,
 )
 
-GOAL_US = 50.0
 NETWORK_MS = 100.0
 ROUNDS = 7
 CALLS = 5_000
@@ -145,9 +144,7 @@ async def main() -> int:
     await _case("answer as a DecisionResponse, with on_event", RESPONSE, on_event=lambda e: None)
     share = overhead / (NETWORK_MS * 1000.0) * 100.0
     print(f"against a {NETWORK_MS:.0f} ms network decision call, the overhead is {share:.3f} %")
-    verdict = "OK" if overhead < GOAL_US else "TOO SLOW"
-    print(f"goal: overhead < {GOAL_US:.0f} µs per decision -> {overhead:.2f} µs, {verdict}")
-    return 0 if overhead < GOAL_US else 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -17,9 +17,11 @@ import pytest
 from contextwise import (
     ChoiceQuestion,
     ContextPolicy,
+    ContextSession,
     Decision,
     DecisionRequest,
     Fragment,
+    MemoryStore,
     ModelRouter,
     ModelRouting,
     ModelSpec,
@@ -27,6 +29,7 @@ from contextwise import (
     QuotaExceededError,
     RoutingContext,
     aprepare_step,
+    aprocess_context,
     decide_choice,
     prepare_step,
     process_context,
@@ -207,3 +210,76 @@ def test_the_async_call_runs_on_another_thread_only_when_a_loop_is_running() -> 
     here = threading.get_ident()
     assert threads[0] == here
     assert threads[1] != here
+
+
+class ThreadRecordingStore(MemoryStore):
+    """A memory store that records the thread each of its calls runs on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def append(self, *args: Any, **kwargs: Any) -> Any:
+        self.threads.add(threading.get_ident())
+        return super().append(*args, **kwargs)
+
+    def read(self, *args: Any, **kwargs: Any) -> Any:
+        self.threads.add(threading.get_ident())
+        return super().read(*args, **kwargs)
+
+
+def test_the_async_faces_run_store_calls_in_a_worker_thread() -> None:
+    store = ThreadRecordingStore()
+    session = ContextSession(POLICY.bind(compressors={"short": short}), store, "s1")
+
+    async def handler() -> tuple[int, list[Any]]:
+        await session.aadd([{"role": "user", "content": "Hi"}])
+        return threading.get_ident(), await session.amessages()
+
+    loop_thread, messages = asyncio.run(handler())
+    assert messages == [{"role": "user", "content": "Hi"}]
+    assert store.threads and loop_thread not in store.threads
+    store.threads.clear()
+    session.add([{"role": "assistant", "content": "Hello"}])  # the sync face: the caller's thread
+    assert store.threads == {threading.get_ident()}
+
+
+def test_a_hung_sync_compressor_times_out_from_either_face() -> None:
+    release = threading.Event()
+
+    def hung(messages: list[dict[str, Any]]) -> str:
+        release.wait(30)
+        return "never used"
+
+    policy = ContextPolicy(
+        mode="reduce",
+        trigger_chars=120,
+        steps=[
+            {
+                "id": "sum",
+                "kind": "compress",
+                "fragment_id": "history",
+                "compressor": "hung",
+                "timeout": 0.05,
+            }
+        ],
+    )
+    fragments = [Fragment("history", messages=HISTORY)]
+
+    async def from_the_async_face() -> Any:
+        try:
+            return await aprocess_context(policy, fragments, compressors={"hung": hung})
+        finally:
+            release.set()  # the loop's executor waits for its threads when the loop closes
+
+    try:
+        from_sync = inside_a_running_loop(
+            lambda: process_context(policy, fragments, compressors={"hung": hung})
+        )
+        from_async = asyncio.run(from_the_async_face())
+    finally:
+        release.set()
+    for result in (from_sync, from_async):
+        change = result.report.changes[0]
+        assert (change.status, change.error.code) == ("failed", "compressor_timeout")
+        assert result.fragment("history").messages == tuple(HISTORY)

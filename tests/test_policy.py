@@ -777,3 +777,34 @@ def test_removed_stays_in_input_order_when_two_steps_remove_from_one_fragment() 
     assert removed[-1] is history[-1], "the app's removal comes last: it is the newest message"
     assert sorted([*kept, *removed], key=lambda m: history.index(m)) == history
     assert [history.index(m) for m in removed] == sorted(history.index(m) for m in removed)
+
+
+def test_a_text_fragment_and_a_messages_fragment_are_two_types() -> None:
+    from dataclasses import FrozenInstanceError
+
+    from contextwise import MessagesFragment, TextFragment
+
+    history = [user("Hi"), assistant("Hello")]
+    messages = Fragment("history", messages=history)
+    text = Fragment("notes", text="Remember the milk.", role="system")
+    assert isinstance(messages, MessagesFragment) and isinstance(messages, Fragment)
+    assert isinstance(text, TextFragment) and isinstance(text, Fragment)
+    assert (messages.messages, messages.text, messages.role) == (tuple(history), None, None)
+    assert (text.text, text.role, text.messages) == ("Remember the milk.", "system", None)
+    # Built directly, by keyword or by position, with the same checks and the same values.
+    assert MessagesFragment("history", history) == messages
+    assert TextFragment("notes", text="Remember the milk.", role="system") == text
+    assert TextFragment("notes", "Remember the milk.").role == "user"
+    # Two types never compare equal, and neither can be changed.
+    assert Fragment("x", text="") != Fragment("x", messages=[])
+    with pytest.raises(FrozenInstanceError):
+        text.text = "changed"  # type: ignore[misc]
+    history.append(user("later"))  # the fragment keeps its own tuple
+    assert len(messages.messages) == 2
+    with pytest.raises(InvalidValueError) as caught:
+        MessagesFragment("history", text="not messages")  # type: ignore[call-arg]
+    assert caught.value.code == "invalid_fragment"
+    assert_translated(caught.value)
+    with pytest.raises(InvalidTypeError) as wrong:
+        MessagesFragment("history", "not a list")  # type: ignore[arg-type]
+    assert wrong.value.code == "fragment_messages_not_a_list"

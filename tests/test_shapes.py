@@ -9,6 +9,8 @@ import sys
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.messages import (
     AIMessage,
     ChatMessage,
@@ -518,3 +520,60 @@ def test_a_summary_of_something_else_than_text_is_a_coded_error(text: object, ro
     with pytest.raises((InvalidTypeError, InvalidValueError)) as caught:
         summary_message(text, role)  # type: ignore[arg-type]
     assert caught.value.code in {"not_a_string", "invalid_choice"}
+
+
+def test_a_plain_message_measures_as_every_field_read() -> None:
+    """A plain message (read without building a record of each field) measures what reading
+    each field measures; a message with one more field is read field by field."""
+    plain: list[object] = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "developer", "content": "Use tools."},
+        {"role": "user", "content": "héllo"},
+        {"role": "assistant", "content": ""},
+        SystemMessage(content="Be brief."),
+        HumanMessage(content="Hi"),
+        AIMessage(content="Hello"),
+    ]
+    for message in plain:
+        facts = read_message(message)
+        pieces: list[str] = []
+        read = read_message(message, sink=pieces)  # a sink: every field is read
+        assert (facts.shape, facts.role, facts.chars) == (read.shape, read.role, read.chars)
+        assert facts.chars == sum(map(len, pieces))
+    unusual: list[object] = [
+        {"role": "user", "content": "Hi", "refusal": "No."},
+        {"role": "assistant", "content": "Hi", "function_call": {"name": "f", "arguments": "{}"}},
+        {"role": "tool", "content": "4"},
+        AIMessage(content="", tool_calls=[{"id": "c1", "name": "f", "args": {}}]),
+    ]
+    for message in unusual:
+        assert read_message(message).chars == read_message(message, sink=[]).chars
+    assert read_message(unusual[0]).chars == len("Hi") + len("No.")
+    assert read_message(unusual[3]).calls == ["c1"]
+
+
+_ROLES = st.sampled_from(["system", "developer", "user", "assistant", "tool", "function", "bot"])
+_VALUES = st.one_of(st.text(max_size=12), st.none(), st.integers(), st.lists(st.text(), max_size=2))
+
+
+@given(
+    role=st.one_of(_ROLES, _VALUES),
+    content=st.one_of(st.text(max_size=40), _VALUES),
+    extra=st.dictionaries(st.sampled_from(["refusal", "name", "type"]), st.text(max_size=5)),
+)
+@settings(max_examples=300, deadline=None)
+def test_any_small_dict_reads_the_same_with_or_without_the_plain_answer(
+    role: object, content: object, extra: dict[str, str]
+) -> None:
+    """Whatever the plain check answers, reading a message gives what reading every field
+    gives (a sink makes read_message read every field)."""
+    message = {"role": role, "content": content, **extra}
+    try:
+        expected = read_message(message, sink=[])
+    except (InvalidTypeError, InvalidValueError) as error:
+        with pytest.raises(type(error)) as caught:
+            read_message(message)
+        assert caught.value.code == error.code
+        return
+    facts = read_message(message)
+    assert (facts.shape, facts.role, facts.chars) == (expected.shape, expected.role, expected.chars)

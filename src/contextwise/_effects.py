@@ -1,15 +1,18 @@
 """The one sync/async mechanism: a generator core, driven by a sync driver or an async driver.
 
 A core is a generator that does all the work except calling application code (a compressor, an
-app, a decision provider, a state function). When it needs such a call, it yields an
-:class:`Invoke` and receives a :class:`Reply`. :func:`run_sync` and :func:`run_async` are the two
-drivers: the async one awaits the calls on the running loop, the sync one runs them to completion
-on the caller's thread, and awaits an async call on a private event loop in a worker thread when
-an event loop is already running there (Jupyter, an async web handler). So every public function
-exists once, as a core, and its sync and async faces are two lines each.
+app, a decision provider, a state function, a session store). When it needs such a call, it
+yields an :class:`Invoke` and receives a :class:`Reply`: the call's value, or the error it raised
+(an expired timeout is the error :class:`CallTimedOut`; a cancellation is an error too, which
+the core raises again). :func:`run_sync` and :func:`run_async` are the two drivers. So every
+public function exists once, as a core, and its sync and async faces are two lines each.
 
-A driver throws the exceptions that escape a call, cancellation included, into the core, so a
-core may observe them (the router logs a cancelled decision) before they propagate.
+A request says whether its call blocks (a session store's transaction, a sync compressor): the
+async driver runs a blocking call in a worker thread with :func:`asyncio.to_thread`, and the
+sync driver runs it on the caller's thread, or in a worker thread when a timeout must bound it.
+Any other call runs on the driver's thread; an awaitable it returns is awaited on the running
+loop by the async driver, and by the sync driver on a private event loop (in a worker thread
+when an event loop is already running on the caller's thread: Jupyter, an async web handler).
 """
 
 from __future__ import annotations
@@ -17,61 +20,82 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeAlias, TypeVar
 
 T = TypeVar("T")
 
-# The records of this module are created for every call and are not frozen: a frozen dataclass is
-# about three times slower to create. Nothing changes them once made.
 
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Invoke:
     """A request to call application code: a function, its arguments and a timeout.
 
-    With ``inline``, a sync function runs on the driver's thread even with a timeout, which then
-    bounds only an awaitable result (decision providers: a sync one is a quick local decision).
-    Without it, a sync function with a timeout runs in a worker thread, so that the timeout bounds
-    it too (compressors and apps).
+    ``blocking`` says that the call may block its thread (I/O, a sync model call): the async
+    driver runs it in a worker thread, and the sync driver too when a timeout must bound it.
     """
 
     func: Callable[..., Any]
     args: tuple[Any, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     timeout: float | None = None
-    inline: bool = False
+    blocking: bool = False
 
 
-@dataclass(slots=True)
+class CallTimedOut(Exception):
+    """The error of a call whose timeout expired; the core turns it into its own error."""
+
+    def __init__(self, timeout: float | None) -> None:
+        super().__init__(timeout)
+        self.timeout = timeout
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
-    """The outcome of an :class:`Invoke`: a value, an error, or an expired timeout."""
+    """The outcome of an :class:`Invoke`: its value, or the error it raised."""
 
     value: Any = None
-    error: Exception | None = None
-    timed_out: bool = False
+    error: BaseException | None = None
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the call's timeout expired."""
+        return isinstance(self.error, CallTimedOut)
+
+    def failure(self) -> Exception | None:
+        """The error of a failed call, for the core to judge; ``None`` when it succeeded.
+
+        An error that is not an :class:`Exception` (a cancellation, an interrupt) is raised
+        again here: no core turns it into an outcome of its own.
+        """
+        if self.error is not None and not isinstance(self.error, Exception):
+            raise self.error
+        return self.error
+
+    def get(self) -> Any:
+        """The value of the call, raising the error it raised."""
+        if self.error is not None:
+            raise self.error
+        return self.value
 
 
 Effects: TypeAlias = Generator[Invoke, Reply, T]
 """A computation that may ask its driver to call application code."""
 
 
-def value_of(reply: Reply) -> Any:
-    """The value of a reply, raising the error the call raised.
-
-    A core that has no use for a timeout of its own (it asked for none) calls this.
-    """
-    if reply.error is not None:
-        raise reply.error
-    return reply.value
-
-
 def call(func: Callable[..., Any], *args: Any) -> Effects[Any]:
-    """Call application code inline, without a timeout, and return its value or raise its error."""
-    reply = yield Invoke(func, args, inline=True)
-    return value_of(reply)
+    """Call application code without a timeout, and return its value or raise its error."""
+    reply = yield Invoke(func, args)
+    return reply.get()
+
+
+def call_blocking(func: Callable[..., Any], *args: Any) -> Effects[Any]:
+    """Like :func:`call`, for a call that blocks its thread (a session store's)."""
+    reply = yield Invoke(func, args, blocking=True)
+    return reply.get()
 
 
 # --- drivers ---------------------------------------------------------------------------------
@@ -82,12 +106,7 @@ def run_sync(core: Effects[T]) -> T:
     try:
         request = next(core)
         while True:
-            try:
-                reply = invoke_sync(request)
-            except BaseException as exc:  # noqa: BLE001 - the core sees it, then it propagates
-                request = core.throw(exc)
-            else:
-                request = core.send(reply)
+            request = core.send(invoke_sync(request))
     except StopIteration as stop:
         result: T = stop.value
         return result
@@ -98,12 +117,7 @@ async def run_async(core: Effects[T]) -> T:
     try:
         request = next(core)
         while True:
-            try:
-                reply = await invoke_async(request)
-            except BaseException as exc:  # noqa: BLE001 - cancellation reaches the core, then us
-                request = core.throw(exc)
-            else:
-                request = core.send(reply)
+            request = core.send(await invoke_async(request))
     except StopIteration as stop:
         result: T = stop.value
         return result
@@ -115,35 +129,38 @@ async def run_async(core: Effects[T]) -> T:
 def invoke_sync(request: Invoke) -> Reply:
     """Call application code from sync code, honouring the timeout."""
     try:
-        if request.timeout is None or request.inline:
-            value = request.func(*request.args, **request.kwargs)
-            if inspect.isawaitable(value):
-                return await_blocking(bounded(value, request.timeout))
-            return Reply(value=value)
-        return _threaded(request, request.timeout)
-    except Exception as exc:  # noqa: BLE001 - the core decides what an error means
+        if request.blocking and request.timeout is not None:
+            return _in_thread_sync(request, request.timeout)
+        value = request.func(*request.args, **request.kwargs)
+        if inspect.isawaitable(value):
+            return Reply(await_blocking(bounded(value, request.timeout)))
+        return Reply(value)
+    except BaseException as exc:  # noqa: BLE001 - the core decides what an error means
         return Reply(error=exc)
 
 
-def _threaded(request: Invoke, timeout: float) -> Reply:
+def _in_thread_sync(request: Invoke, timeout: float) -> Reply:
     """Run a call in a worker thread and wait at most ``timeout`` seconds for it.
 
     When the timeout expires the result is discarded; the thread cannot be stopped and finishes
     in the background.
     """
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextwise-step")
-    try:
-        context = contextvars.copy_context()
-        future = executor.submit(context.run, _call_to_completion, request)
+    replies: list[Reply] = []
+    done = threading.Event()
+
+    def run() -> None:
         try:
-            return Reply(value=future.result(timeout=timeout))
-        except TimeoutError:
-            if future.done():
-                raise
-            future.cancel()
-            return Reply(timed_out=True)
-    finally:
-        executor.shutdown(wait=False)
+            replies.append(Reply(_call_to_completion(request)))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            replies.append(Reply(error=exc))
+        finally:
+            done.set()
+
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(run,), name="contextwise-call", daemon=True).start()
+    if not done.wait(timeout):
+        return Reply(error=CallTimedOut(timeout))
+    return replies[0]
 
 
 def _call_to_completion(request: Invoke) -> Any:
@@ -158,23 +175,23 @@ async def resolve(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
-async def bounded(awaitable: Awaitable[Any], timeout: float | None) -> Reply:
+async def bounded(awaitable: Awaitable[T], timeout: float | None) -> T:
     """Await an awaitable for at most ``timeout`` seconds; it is cancelled when the time is up.
 
-    A ``TimeoutError`` that the awaitable raises by itself is its own error, not an expired
-    timeout.
+    Raises:
+        CallTimedOut: When the time is up. A ``TimeoutError`` that the awaitable raises by
+            itself is its own error, not an expired timeout.
     """
     if timeout is None:
-        return Reply(value=await awaitable)
+        return await awaitable
     scope = asyncio.timeout(timeout)
     try:
         async with scope:
-            value = await awaitable
-    except TimeoutError as exc:
+            return await awaitable
+    except TimeoutError:
         if scope.expired():
-            return Reply(timed_out=True)
-        return Reply(error=exc)
-    return Reply(value=value)
+            raise CallTimedOut(timeout) from None
+        raise
 
 
 def await_blocking(awaitable: Awaitable[T]) -> T:
@@ -203,21 +220,37 @@ def is_async_callable(func: Callable[..., Any]) -> bool:
 
 
 async def invoke_async(request: Invoke) -> Reply:
-    """Call application code from async code: await async functions, thread sync ones on timeout."""
-    timeout = request.timeout
+    """Call application code from async code: blocking calls in a worker thread, awaitables on
+    the running loop, each within the timeout."""
     try:
-        if timeout is None or request.inline or is_async_callable(request.func):
-            value = request.func(*request.args, **request.kwargs)
-            if inspect.isawaitable(value):
-                return await bounded(value, timeout)
-            return Reply(value=value)
-        return await bounded(_in_thread(request), timeout)
-    except Exception as exc:  # noqa: BLE001 - the core decides what an error means
+        if request.blocking:
+            return Reply(await _in_thread(request))
+        value = request.func(*request.args, **request.kwargs)
+        if inspect.isawaitable(value):
+            value = await bounded(value, request.timeout)
+        return Reply(value)
+    except BaseException as exc:  # noqa: BLE001 - the core decides what an error means
         return Reply(error=exc)
 
 
 async def _in_thread(request: Invoke) -> Any:
-    value = await asyncio.to_thread(request.func, *request.args, **request.kwargs)
+    """Run a blocking call in a worker thread, for at most the request's timeout.
+
+    A cancellation from outside waits for the call to end (a transaction cannot be stopped
+    midway), so that nothing is running any more once it propagates. When the timeout expires
+    the result is discarded, and the call finishes in the background.
+    """
+    running = asyncio.ensure_future(
+        asyncio.to_thread(partial(request.func, *request.args, **request.kwargs))
+    )
+    try:
+        done, _ = await asyncio.wait({running}, timeout=request.timeout)
+    except asyncio.CancelledError:
+        await asyncio.wait({running})
+        raise
+    if not done:
+        raise CallTimedOut(request.timeout)
+    value = running.result()
     if inspect.isawaitable(value):
-        value = await value
+        value = await bounded(value, request.timeout)
     return value

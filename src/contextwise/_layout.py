@@ -13,8 +13,9 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
-from operator import concat, eq, itemgetter
+from operator import eq, itemgetter
 from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 from contextwise.errors import InvalidTypeError
@@ -26,76 +27,69 @@ from contextwise.shapes import (
     PartEstimate,
     read_message,
 )
-from contextwise.shapes.langchain import plain_langchain
+from contextwise.shapes.read import plain_size
 
 T = TypeVar("T")
 
+_CHARS: Final = itemgetter(0)
+_ROLE: Final = itemgetter(1)
+
 Message: TypeAlias = Any
 """A message in any supported shape (``contextwise.messages.ChatMessage``)."""
-
-_ROLE: Final = itemgetter("role")
-_CONTENT: Final = itemgetter("content")
-
-PLAIN_ROLES: Final[frozenset[str]] = frozenset({"system", "developer", "user", "assistant"})
-"""The roles a plain ``{role, content: str}`` dict may have and still take the fast path."""
 
 PINNED_ORDER: Final[tuple[str, ...]] = tuple(sorted(PINNED_ROLES))
 """The pinned roles, in a stable order."""
 
 
+@dataclass(frozen=True, slots=True)
 class Profile:
     """Each message's size and role, measured once; ``plain`` when no message can be in a tool
-    unit (every message is a dict with exactly a role and a string content).
+    unit (every message is plain, see :func:`~contextwise.shapes.read.plain_size`).
 
     The lists are never changed in place, so profiles may share them. ``pinned_roles`` lists the
     pinned roles that may occur (all of them unless the measure saw fewer).
     """
 
-    __slots__ = ("_cut", "_roles", "_sizes", "estimated_parts", "facts", "pinned_roles", "plain")
+    sizes: list[int]
+    """The characters of each message."""
 
-    def __init__(
-        self,
-        sizes: list[int],
-        roles: list[object],
-        plain: bool,
-        pinned_roles: tuple[str, ...] = PINNED_ORDER,
-    ) -> None:
-        self._sizes = sizes
-        self._roles = roles
-        self.plain = plain
-        self.pinned_roles = pinned_roles
-        self._cut: tuple[int, int] | None = None
-        self.facts: list[MessageFacts] | None = None
-        """What each message said when it was read, while the list is the one measured."""
-        self.estimated_parts = 0
-        """How many parts of the measured messages were estimated."""
+    roles: list[object]
+    """The role of each message."""
 
-    @property
-    def sizes(self) -> list[int]:
-        """The characters of each message."""
-        if self._cut is not None:
-            self._apply_cut()
-        return self._sizes
+    plain: bool
+    """Whether every message is plain: none can be in a tool unit."""
 
-    @property
-    def roles(self) -> list[object]:
-        """The role of each message (``None`` when it has none)."""
-        if self._cut is not None:
-            self._apply_cut()
-        return self._roles
+    pinned_roles: tuple[str, ...] = PINNED_ORDER
+    """The pinned roles that may occur."""
 
-    def _apply_cut(self) -> None:
-        assert self._cut is not None
-        start, stop = self._cut
-        self._sizes = self._sizes[:start] + self._sizes[stop:]
-        self._roles = self._roles[:start] + self._roles[stop:]
-        self._cut = None
+    facts: list[MessageFacts] | None = None
+    """What each message said when it was read, while the list is the one measured."""
+
+    estimated_parts: int = 0
+    """How many parts of the measured messages were estimated."""
+
+    def splice(
+        self, start: int, stop: int, stay: Sequence[int], added: Profile | None = None
+    ) -> Profile:
+        """The profile of the messages with the span from ``start`` to ``stop`` replaced: the
+        messages ``added`` measures first, then those at the ``stay`` indices (pinned messages,
+        kept in place)."""
+        sizes = splice(self.sizes, start, stop, stay, () if added is None else added.sizes)
+        roles = splice(self.roles, start, stop, stay, () if added is None else added.roles)
+        if added is None:
+            return Profile(sizes, roles, self.plain, self.pinned_roles)
+        either = set(self.pinned_roles) | set(added.pinned_roles)
+        pinned_roles = tuple(role for role in PINNED_ORDER if role in either)
+        return Profile(sizes, roles, self.plain and added.plain, pinned_roles)
 
     def slice(self, start: int, stop: int) -> Profile:
-        """Drop the messages from ``start`` to ``stop``; the lists are built when first read."""
-        result = Profile(self.sizes, self.roles, self.plain, self.pinned_roles)
-        result._cut = (start, stop)
-        return result
+        """The profile of the messages without those from ``start`` to ``stop``."""
+        return Profile(
+            self.sizes[:start] + self.sizes[stop:],
+            self.roles[:start] + self.roles[stop:],
+            self.plain,
+            self.pinned_roles,
+        )
 
 
 def profile_messages(
@@ -104,41 +98,40 @@ def profile_messages(
     estimate: PartEstimate | None = None,
     opaque: bool = False,
 ) -> Profile:
-    """Measure every message once; a fast path handles plain ``{role, content: str}`` dicts.
+    """Measure every message once.
 
-    With ``sizes`` (each message's characters, measured earlier), nothing is measured again.
-    Roles are those of :class:`~contextwise.shapes.MessageFacts` (a LangChain ``HumanMessage`` is
-    ``user``, a Gemini ``model`` content is ``assistant``...). With ``opaque``, an item that no
-    shape knows is one opaque unit (see :func:`~contextwise.shapes.read_message`).
+    Each message is first asked whether it is plain (:func:`~contextwise.shapes.read.plain_size`); a
+    list of plain messages is measured from those answers alone, any other list is read message
+    by message (see :func:`~contextwise.shapes.read_message`). With ``sizes`` (each message's
+    characters, measured earlier), the sizes are taken as they are. Roles are those of
+    :class:`~contextwise.shapes.MessageFacts` (a LangChain ``HumanMessage`` is ``user``, a
+    Gemini ``model`` content is ``assistant``...). With ``opaque``, an item that no shape knows
+    is one opaque unit.
     """
-    if sizes is not None and len(sizes) == len(items):
-        return profile_known(items, list(sizes), estimate, opaque)
-    if items:
-        try:
-            # C-level passes: far faster than one Python-level walk per message.
-            roles: list[object] = list(map(_ROLE, items))
-            role_set = set(roles)
-            if role_set <= PLAIN_ROLES:
-                # concat("", content) is the content itself when it is a string and raises
-                # TypeError otherwise, so this one pass reads, type-checks and measures.
-                sizes_read = list(map(len, map(concat, repeat(""), map(_CONTENT, items))))
-                # Every item has both keys (KeyError otherwise), so the key counts add up to
-                # twice the count only when no item has another key (tool_calls, refusal,
-                # type...), which would be measured differently.
-                if sum(map(len, items)) == 2 * len(items):
-                    pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
-                    return Profile(sizes_read, roles, True, pinned_roles)
-        except (TypeError, KeyError, IndexError):
-            pass  # not all plain dicts, or unhashable roles: the checked path below reports it
-        if not isinstance(items[0], dict):
-            plain = plain_langchain(items)
-            if plain is not None:
-                return Profile(*plain[:2], True, plain[2])
+    given = list(sizes) if sizes is not None and len(sizes) == len(items) else None
+    plain = plain_profile(items, given)
+    if plain is not None:
+        return plain
     facts = read_all(items, estimate, opaque)
-    profile = Profile([fact.chars for fact in facts], [fact.role for fact in facts], False)
-    profile.facts = facts
-    profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
-    return profile
+    return Profile(
+        [fact.chars for fact in facts] if given is None else given,
+        [fact.role for fact in facts],
+        False,
+        facts=facts,
+        estimated_parts=sum(fact.estimated_parts for fact in facts),
+    )
+
+
+def plain_profile(items: Sequence[Message], sizes: list[int] | None = None) -> Profile | None:
+    """The profile of a list of plain messages (see :func:`~contextwise.shapes.read.plain_size`),
+    or ``None`` when one message is not plain; with ``sizes``, the sizes are taken as they are."""
+    found: list[Any] = list(map(plain_size, items))
+    if None in found:
+        return None
+    roles: list[object] = list(map(_ROLE, found))
+    role_set = set(roles)
+    pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
+    return Profile(list(map(_CHARS, found)) if sizes is None else sizes, roles, True, pinned_roles)
 
 
 def message_tokens(
@@ -173,32 +166,6 @@ def read_all(
 
 def _unknown(opaque: bool) -> Literal["error", "opaque"]:
     return "opaque" if opaque else "error"
-
-
-def profile_known(
-    items: Sequence[Message],
-    sizes: list[int],
-    estimate: PartEstimate | None = None,
-    opaque: bool = False,
-) -> Profile:
-    """The profile of messages whose sizes are known: only roles and plainness are read."""
-    get: Any = dict.get
-    try:
-        if items and set(map(len, items)) == {2}:
-            roles: list[object] = list(map(get, items, repeat("role")))
-            role_set = set(roles)
-            if role_set <= PLAIN_ROLES and set(map(type, map(get, items, repeat("content")))) == {
-                str
-            }:
-                pinned_roles = tuple(role for role in PINNED_ORDER if role in role_set)
-                return Profile(sizes, roles, True, pinned_roles)
-    except TypeError:
-        pass  # not all dicts: the general profile below
-    facts = read_all(items, estimate, opaque)
-    profile = Profile(sizes, [fact.role for fact in facts], False)
-    profile.facts = facts
-    profile.estimated_parts = sum(fact.estimated_parts for fact in facts)
-    return profile
 
 
 def indices_of(values: list[object], wanted: object) -> list[int]:

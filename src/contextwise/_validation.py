@@ -142,9 +142,7 @@ def coded_error(exc: ValidationError, model: type[BaseModel], data: object) -> C
     """
     error_class: type[ContextwiseError] = getattr(model, "_error_class", InvalidValueError)
     errors = exc.errors(include_url=False)
-    problems = [
-        problem_error(error, model, data, error_class) for error in errors[:MAX_PROBLEMS]
-    ]
+    problems = [problem_error(error, model, data, error_class) for error in errors[:MAX_PROBLEMS]]
     first = problems[0]
     first._more = tuple(problems[1:])
     first._unlisted = len(errors) - len(problems)
@@ -327,9 +325,7 @@ def _tagged_members(annotation: Any) -> list[tuple[type[BaseModel], str | None]]
     for arg in typing.get_args(annotation):
         tag = None
         if typing.get_origin(arg) is Annotated:
-            tag = next(
-                (item.tag for item in arg.__metadata__ if isinstance(item, Tag)), None
-            )
+            tag = next((item.tag for item in arg.__metadata__ if isinstance(item, Tag)), None)
         member = _strip(arg)
         if _is_model(member):
             found.append((member, tag))
@@ -433,28 +429,3 @@ def _members(annotation: Any) -> tuple[Any, ...]:
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         return (args[0],)
     return args
-
-
-def construct(model: type[ModelT], fields: dict[str, Any]) -> ModelT:
-    """Build a model from trusted values, like ``model.model_construct(**fields)``, faster.
-
-    The routers build two models per decision from values they checked; ``model_construct`` spends
-    more time than the rest of that work on generic handling of aliases, defaults and extra
-    values. Here ``fields`` must name every field of ``model`` (the dict is kept as the instance's
-    ``__dict__``); a model with private attributes or a ``model_post_init`` goes through
-    ``model_construct``.
-    """
-    if (
-        model.__private_attributes__
-        or model.__pydantic_post_init__ is not None
-        or model.model_config.get("extra") == "allow"
-        or len(fields) != len(model.model_fields)
-    ):
-        return model.model_construct(**fields)
-    instance = model.__new__(model)
-    setattr_ = object.__setattr__
-    setattr_(instance, "__dict__", fields)
-    setattr_(instance, "__pydantic_fields_set__", set(fields))
-    setattr_(instance, "__pydantic_extra__", None)
-    setattr_(instance, "__pydantic_private__", None)
-    return instance

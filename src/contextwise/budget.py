@@ -53,15 +53,11 @@ def _number(value: object, name: str, locale: Locale | None) -> float | int:
 
 def _size(value: object, name: str, locale: Locale | None) -> int:
     """Return a budget size floored to an integer."""
-    if type(value) is int and value >= 0:
-        return value
     return math.floor(_number(value, name, locale))
 
 
 def _segment_tokens(value: object, name: str, locale: Locale | None) -> int:
     """Return a segment's tokens, rounded up to a whole number."""
-    if type(value) is int and value >= 0:
-        return value
     return math.ceil(_number(value, name, locale))
 
 
@@ -378,8 +374,6 @@ class ContextBudget:
         return self._context_budget
 
     def _tokens(self, tokens: object) -> float | int:
-        if type(tokens) is int and tokens >= 0:
-            return tokens
         return _number(tokens, "tokens", self._locale)
 
     def fits(self, tokens: float) -> bool:
@@ -583,9 +577,8 @@ def _read_segments(
 ) -> tuple[list[str], list[int], list[float], list[bool], list[int], int]:
     """Check the segments and return their columns, the optional indices and the required total.
 
-    This is the hot path of :meth:`ContextBudget.plan`: segments already validated as
-    ``BudgetSegment`` are read as they are, and mappings are checked with plain Python tests,
-    falling back to the slower checks only to build the error.
+    A :class:`BudgetSegment` was checked when it was built and is read as it is; a mapping is
+    checked by :func:`_read_mapping`.
     """
     if isinstance(segments, str | bytes | Mapping) or not isinstance(segments, Iterable):
         raise InvalidTypeError(
@@ -596,63 +589,47 @@ def _read_segments(
     priorities: list[float] = []
     kept: list[bool] = []
     optional: list[int] = []
-    add_id, add_tokens, add_priority = ids.append, tokens.append, priorities.append
-    add_kept, add_optional = kept.append, optional.append
     required_total = 0
     for index, segment in enumerate(segments):
-        kind = type(segment)
-        if kind is dict:
-            segment_id, size, priority, required = _read_mapping(segment, index, locale)
-        elif kind is BudgetSegment or isinstance(segment, BudgetSegment):
-            # A BudgetSegment was checked when it was built and is frozen: read it as it is.
-            segment_id = segment.id
-            size = segment.tokens
-            priority = segment.priority
-            required = segment.required
+        if isinstance(segment, BudgetSegment):
+            segment_id, size = segment.id, segment.tokens
+            priority, required = segment.priority, segment.required
         elif isinstance(segment, Mapping):
             segment_id, size, priority, required = _read_mapping(segment, index, locale)
         else:
             raise InvalidTypeError(
                 "invalid_segment", index=index, type_name=type(segment).__name__, locale=locale
             )
-        add_id(segment_id)
-        add_tokens(size)
-        add_priority(priority)
-        add_kept(required)
+        ids.append(segment_id)
+        tokens.append(size)
+        priorities.append(priority)
+        kept.append(required)
         if required:
             required_total += size
         else:
-            add_optional(index)
+            optional.append(index)
     return ids, tokens, priorities, kept, optional, required_total
 
 
 def _read_mapping(
     segment: Mapping[str, Any], index: int, locale: Locale | None
 ) -> tuple[str, int, float, bool]:
-    """Check one segment given as a mapping, with plain tests first and the full checks on error."""
-    try:
-        segment_id = segment["id"]
-        size = segment["tokens"]
-    except KeyError as error:
-        raise InvalidValueError(
-            "missing_segment_field", index=index, field=short_text(error.args[0]), locale=locale
-        ) from None
-    priority = segment.get("priority", 0)
-    required = segment.get("required", True)
-    if len(segment) > 2 and not _SEGMENT_FIELDS.issuperset(segment):
-        unknown = next(key for key in segment if key not in _SEGMENT_FIELDS)
-        raise InvalidValueError(
-            "unknown_segment_field", index=index, field=short_text(unknown), locale=locale
-        )
-    if type(segment_id) is not str:
-        segment_id = _segment_id(segment_id, f"segments[{index}].id", locale)
-    if type(size) is not int or size < 0:
-        size = _segment_tokens(size, f"segments[{index}].tokens", locale)
-    if not ((type(priority) is int or type(priority) is float) and 0 <= priority < _INF):
-        priority = _priority(priority, f"segments[{index}].priority", locale)
-    if required is not True and required is not False:
-        required = _required(required, f"segments[{index}].required", locale)
-    return segment_id, size, priority, required
+    """Check one segment given as a mapping, with the rules of :class:`BudgetSegment`."""
+    for key in ("id", "tokens"):
+        if key not in segment:
+            raise InvalidValueError("missing_segment_field", index=index, field=key, locale=locale)
+    for key in segment:
+        if key not in _SEGMENT_FIELDS:
+            raise InvalidValueError(
+                "unknown_segment_field", index=index, field=short_text(key), locale=locale
+            )
+    where = f"segments[{index}]"
+    return (
+        _segment_id(segment["id"], f"{where}.id", locale),
+        _segment_tokens(segment["tokens"], f"{where}.tokens", locale),
+        _priority(segment.get("priority", 0), f"{where}.priority", locale),
+        _required(segment.get("required", True), f"{where}.required", locale),
+    )
 
 
 def _raise_duplicate(ids: list[str], locale: Locale | None) -> None:

@@ -10,15 +10,8 @@ same errors, the same timeout and cancellation rules.
 The implementation lives in private-by-convention modules; this package re-exports its public API.
 """
 
-from contextwise.decision.core import (
-    CAUSE_CHAIN_DEPTH,
-    STATE_MAX_DEPTH,
-    ChoiceOutcome,
-    adecide_choice,
-    check_json_state,
-    decide_choice,
-    is_provider_unavailable,
-)
+from contextwise.decision.core import ChoiceOutcome, adecide_choice, decide_choice
+from contextwise.decision.faults import CAUSE_CHAIN_DEPTH, is_provider_unavailable
 from contextwise.decision.openai import OpenAIDecisionProvider
 from contextwise.decision.schema import (
     MAX_CHOICES,
@@ -37,6 +30,7 @@ from contextwise.decision.schema import (
     TextAnswer,
     TextQuestion,
 )
+from contextwise.decision.state import STATE_MAX_DEPTH, check_json_state
 
 __all__ = [
     "CAUSE_CHAIN_DEPTH",

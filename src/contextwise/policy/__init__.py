@@ -4,7 +4,14 @@ The implementation lives in the modules of this package; this package re-exports
 """
 
 from contextwise.policy.engine import AppMutation, Compressor
-from contextwise.policy.fragments import ContextResult, Fragment, FragmentField, RemovedItem
+from contextwise.policy.fragments import (
+    ContextResult,
+    Fragment,
+    FragmentField,
+    MessagesFragment,
+    RemovedItem,
+    TextFragment,
+)
 from contextwise.policy.model import (
     CLEARED_PLACEHOLDER,
     CLIP_MARKER,
@@ -72,6 +79,7 @@ __all__ = [
     "Fragment",
     "FragmentField",
     "Grouping",
+    "MessagesFragment",
     "ModelSelection",
     "PolicyMode",
     "PolicyRunner",
@@ -80,6 +88,7 @@ __all__ = [
     "SelectionMode",
     "SequenceSelection",
     "StepKind",
+    "TextFragment",
     "TokenReport",
     "TrimStep",
     "UnknownItems",

@@ -63,7 +63,7 @@ class Rewrite:
     removed: list[int]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Use:
     """One tool use: a call (``None`` for a result whose call is not in the list) and the
     results that answer it, as (message index, position, result)."""

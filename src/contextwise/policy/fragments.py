@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError, PolicyConfigurationError
@@ -28,12 +28,72 @@ DEFAULT_FRAGMENT_ROLE: FragmentRole = "user"
 some (Anthropic, Gemini) take system text apart from the messages."""
 
 
-class Fragment:
+class _FragmentType(type):
+    """Builds fragments: ``Fragment(...)`` picks the type from its arguments, and every fragment
+    is checked, with its messages held in a tuple, before its fields are set."""
+
+    def __call__(cls, id: str, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            # A text or messages fragment also takes its fields by position, as a dataclass does.
+            names = {TextFragment: ("text", "role"), MessagesFragment: ("messages",)}.get(cls, ())
+            if len(args) > len(names) or any(name in kwargs for name in names[: len(args)]):
+                raise TypeError(f"{cls.__name__}() takes the id and its fields in order")
+            kwargs.update(zip(names, args, strict=False))
+        return cls._build(id, **kwargs)
+
+    def _build(
+        cls,
+        id: str,
+        *,
+        text: str | None = None,
+        messages: Sequence[ChatMessage] | None = None,
+        role: FragmentRole | None = None,
+    ) -> Any:
+        if not isinstance(id, str):
+            raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
+        if not id.strip():
+            raise InvalidValueError("blank_fragment_id", value=short_repr(id))
+        wanted = cls
+        if cls is Fragment:
+            wanted = TextFragment if text is not None else MessagesFragment
+        if (text is None) == (messages is None) or (
+            (wanted is TextFragment) != (text is not None)
+        ):
+            raise InvalidValueError("invalid_fragment", fragment_id=id)
+        if wanted is TextFragment:
+            if not isinstance(text, str):
+                raise InvalidTypeError("not_a_string", name="text", type_name=type(text).__name__)
+            if role is not None and role not in FRAGMENT_ROLES:
+                raise InvalidValueError(
+                    "invalid_fragment_role",
+                    fragment_id=id,
+                    value=short_repr(role),
+                    supported=list(FRAGMENT_ROLES),
+                )
+            return type.__call__(wanted, id, text=text, role=role or DEFAULT_FRAGMENT_ROLE)
+        if not isinstance(messages, list | tuple):
+            raise InvalidTypeError(
+                "fragment_messages_not_a_list", fragment_id=id, type_name=type(messages).__name__
+            )
+        if role is not None:
+            raise InvalidValueError(
+                "invalid_fragment_role",
+                fragment_id=id,
+                value=short_repr(role),
+                supported=list(FRAGMENT_ROLES),
+            )
+        return type.__call__(wanted, id, messages=tuple(messages))
+
+
+class Fragment(metaclass=_FragmentType):
     """A named piece of the context: a list of chat messages, or a text.
 
-    A fragment holds exactly one of the two. The messages are kept in a tuple, so the list given
-    is never changed; the message objects themselves are shared, not copied, and contextwise
-    never mutates them. The attributes are read-only, and two fragments are equal when their ids,
+    ``Fragment(id, text=...)`` builds a :class:`TextFragment` and ``Fragment(id, messages=...)``
+    a :class:`MessagesFragment`; both are fragments (``isinstance(fragment, Fragment)``), and a
+    step or an application tells them apart by their type. A fragment holds exactly one of the
+    two. The messages are kept in a tuple, so the list given is never changed; the message
+    objects themselves are shared, not copied, and contextwise never mutates them. The attributes
+    are read-only, and two fragments are equal when they are of the same type and their ids,
     contents and roles are equal.
 
     A text fragment says where it goes among the messages to send
@@ -56,15 +116,15 @@ class Fragment:
 
     Examples:
         >>> history = Fragment("history", messages=[{"role": "user", "content": "Hi"}])
-        >>> history.field, history.chars
-        ('messages', 2)
+        >>> type(history).__name__, history.field, history.chars
+        ('MessagesFragment', 'messages', 2)
         >>> Fragment(id="notes", text="Remember the milk.").chars
         18
         >>> Fragment("rules", text="Answer in French.", role="system").role
         'system'
     """
 
-    __slots__ = ("_id", "_messages", "_role", "_text")
+    __slots__ = ()
 
     def __init__(
         self,
@@ -73,84 +133,34 @@ class Fragment:
         text: str | None = None,
         messages: Sequence[ChatMessage] | None = None,
         role: FragmentRole | None = None,
-    ) -> None:
-        if not isinstance(id, str):
-            raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
-        if not id.strip():
-            raise InvalidValueError("blank_fragment_id", value=short_repr(id))
-        if (text is None) == (messages is None):
-            raise InvalidValueError("invalid_fragment", fragment_id=id)
-        if text is not None and not isinstance(text, str):
-            raise InvalidTypeError("not_a_string", name="text", type_name=type(text).__name__)
-        held: tuple[ChatMessage, ...] | None = None
-        if messages is not None:
-            if not isinstance(messages, list | tuple):
-                raise InvalidTypeError(
-                    "fragment_messages_not_a_list",
-                    fragment_id=id,
-                    type_name=type(messages).__name__,
-                )
-            held = tuple(messages)
-        if role is not None and (text is None or role not in FRAGMENT_ROLES):
-            raise InvalidValueError(
-                "invalid_fragment_role",
-                fragment_id=id,
-                value=short_repr(role),
-                supported=list(FRAGMENT_ROLES),
-            )
-        self._role: FragmentRole | None = None
-        if text is not None:
-            self._role = DEFAULT_FRAGMENT_ROLE if role is None else role
-        self._id = id
-        self._text = text
-        self._messages = held
+    ) -> None:  # never runs: the type of Fragment builds a TextFragment or a MessagesFragment
+        pass
 
-    @property
-    def id(self) -> str:
-        """The fragment's id, unique among the fragments of one run."""
-        return self._id
+    id: str
+    """The fragment's id, unique among the fragments of one run."""
 
-    @property
-    def text(self) -> str | None:
-        """The fragment's text, or ``None`` when it holds messages."""
-        return self._text
+    text: str | None
+    """The fragment's text, or ``None`` when it holds messages."""
 
-    @property
-    def messages(self) -> tuple[ChatMessage, ...] | None:
-        """The fragment's messages, or ``None`` when it holds a text."""
-        return self._messages
+    messages: tuple[ChatMessage, ...] | None
+    """The fragment's messages, or ``None`` when it holds a text."""
 
-    @property
-    def role(self) -> FragmentRole | None:
-        """The role of the message a text fragment becomes, or ``None`` for messages."""
-        return self._role
-
-    def __repr__(self) -> str:
-        if self._text is not None:
-            return f"Fragment({self._id!r}, text={self._text!r}, role={self._role!r})"
-        return f"Fragment({self._id!r}, messages={list(self._messages or ())!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Fragment):
-            return NotImplemented
-        mine = (self._id, self._text, self._messages, self._role)
-        return mine == (other._id, other._text, other._messages, other._role)
-
-    __hash__ = None  # type: ignore[assignment]  # messages are dicts, which cannot be hashed
+    role: FragmentRole | None
+    """The role of the message a text fragment becomes, or ``None`` for messages."""
 
     @property
     def field(self) -> FragmentField:
         """``messages`` or ``text``: the field the fragment holds."""
-        return "text" if self.text is not None else "messages"
+        return "text" if isinstance(self, TextFragment) else "messages"
 
     @property
     def chars(self) -> int:
         """The fragment's size in characters: its text's length, or the sum of its messages'."""
-        if self.text is not None:
+        if isinstance(self, TextFragment):
             return len(self.text)
         return messages_chars(self.messages or ())
 
-    def with_messages(self, messages: Sequence[ChatMessage]) -> Fragment:
+    def with_messages(self, messages: Sequence[ChatMessage]) -> MessagesFragment:
         """Return a fragment with the same id and other messages.
 
         Args:
@@ -163,9 +173,11 @@ class Fragment:
             >>> Fragment("h", messages=[]).with_messages([{"role": "user", "content": "x"}]).chars
             1
         """
-        return Fragment(self.id, messages=messages)
+        fragment = Fragment(self.id, messages=messages)
+        assert isinstance(fragment, MessagesFragment)
+        return fragment
 
-    def with_text(self, text: str) -> Fragment:
+    def with_text(self, text: str) -> TextFragment:
         """Return a fragment with the same id and role and another text.
 
         Args:
@@ -178,7 +190,69 @@ class Fragment:
             >>> Fragment("doc", text="long text").with_text("short").text
             'short'
         """
-        return Fragment(self.id, text=text, role=self._role)
+        fragment = Fragment(self.id, text=text, role=self.role)
+        assert isinstance(fragment, TextFragment)
+        return fragment
+
+
+@dataclass(frozen=True, slots=True)
+class TextFragment(Fragment):
+    """A fragment that holds a text: a document, a memory or a tool output.
+
+    ``Fragment(id, text=...)`` builds one; ``TextFragment(id, text=..., role=...)`` is the same.
+    It goes among the messages to send as a message of its :attr:`role`.
+
+    Examples:
+        >>> from contextwise import Fragment, TextFragment
+        >>> notes = Fragment("notes", text="Remember the milk.")
+        >>> isinstance(notes, TextFragment), notes
+        (True, TextFragment(id='notes', text='Remember the milk.', role='user'))
+    """
+
+    id: str
+    """The fragment's id, unique among the fragments of one run."""
+
+    text: str
+    """The fragment's text."""
+
+    role: FragmentRole = DEFAULT_FRAGMENT_ROLE
+    """The role of the message it becomes: ``"system"`` or ``"user"``."""
+
+    @property
+    def messages(self) -> None:  # type: ignore[override]
+        """``None``: a text fragment holds no messages."""
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class MessagesFragment(Fragment):
+    """A fragment that holds chat messages, in any shape contextwise reads.
+
+    ``Fragment(id, messages=...)`` builds one; ``MessagesFragment(id, messages=...)`` is the
+    same. The messages are held in a tuple.
+
+    Examples:
+        >>> from contextwise import Fragment, MessagesFragment
+        >>> history = Fragment("history", messages=[{"role": "user", "content": "Hi"}])
+        >>> isinstance(history, MessagesFragment), history.messages
+        (True, ({'role': 'user', 'content': 'Hi'},))
+    """
+
+    id: str
+    """The fragment's id, unique among the fragments of one run."""
+
+    messages: tuple[ChatMessage, ...]
+    """The fragment's messages, in order."""
+
+    @property
+    def text(self) -> None:  # type: ignore[override]
+        """``None``: a messages fragment holds no text."""
+        return None
+
+    @property
+    def role(self) -> None:  # type: ignore[override]
+        """``None``: a messages fragment becomes no message of its own."""
+        return None
 
 
 def coerce_fragments(fragments: object) -> list[Fragment]:

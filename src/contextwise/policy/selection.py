@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwise._effects import Effects
-from contextwise.decision.core import ChoiceOutcome, choice_effects, is_provider_unavailable
+from contextwise.decision.core import ChoiceOutcome, choice_effects
+from contextwise.decision.faults import is_provider_unavailable
 from contextwise.decision.schema import ChoiceQuestion, DecisionProvider
 from contextwise.policy.fragments import RemovedItem
 from contextwise.policy.model import (
@@ -43,7 +44,7 @@ DEFAULT_INSTRUCTIONS = (
 """The question put to the decision model when a ``model`` selection gives no instructions."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Limits:
     """The effective limits of a run: triggers and targets in characters and tokens."""
 

@@ -11,13 +11,14 @@ sync and the async entry points share this one implementation.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from contextwise._align import align
-from contextwise._effects import Effects, Invoke, Reply
+from contextwise._effects import Effects, Invoke, Reply, is_async_callable
 from contextwise._layout import (
     Profile,
     message_tokens,
@@ -40,7 +41,7 @@ from contextwise.messages import (
     tool_result_ids,
 )
 from contextwise.policy.clearing import Rewrite, longest_fit, plan_clear, plan_clip
-from contextwise.policy.fragments import Fragment, RemovedItem
+from contextwise.policy.fragments import Fragment, MessagesFragment, RemovedItem, TextFragment
 from contextwise.policy.model import (
     AppStep,
     ClearStep,
@@ -92,7 +93,7 @@ class Measure:
         return profile_messages(messages, sizes, self.part_estimate, self.opaque)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class FragState:
     """A fragment with its measured sizes; ``version`` changes with every committed change."""
 
@@ -112,7 +113,7 @@ class FragState:
         return [] if self.profile is None else self.profile.sizes
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class KnownSizes:
     """The sizes of a fragment's messages, measured before (by a session, when they were added),
     so that a run does not measure them again."""
@@ -152,7 +153,7 @@ def measure_fragment(
     )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Splice:
     """How a trim or a compression changes a list of messages: the messages from ``start`` to
     ``stop`` leave, except the pinned ones at ``stay``, and ``added`` new ones take their place."""
@@ -173,7 +174,7 @@ class Splice:
         return splice(origin, self.start, self.stop, self.stay, [origin[self.start]] * self.added)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Remap:
     """How an app changes a list of messages: for each new message, the index of the message it
     keeps (``None`` for a new one), and the indices of the messages that leave."""
@@ -215,7 +216,7 @@ def in_input_order(
     return [item for _, item in keyed]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """What a step would do: its new state (``None`` when it changes nothing), change, removals,
     and, for messages, the edit that turns the old list into the new one."""
@@ -243,20 +244,33 @@ class StepContext:
 
 
 def apply_step(step: ContextStep, state: FragState, context: StepContext) -> Effects[Candidate]:
-    """Compute what a step does to a fragment state, without committing it."""
+    """Compute what a step does to a fragment state, without committing it; a step that fails
+    gives a failed candidate."""
+    try:
+        return (yield from _apply(step, state, context))
+    except _StepFailed as failed:
+        return _spent(_failed(step, state, failed.error), failed.spent)
+
+
+def _apply(step: ContextStep, state: FragState, context: StepContext) -> Effects[Candidate]:
+    fragment = state.fragment
+    if isinstance(fragment, TextFragment):
+        if isinstance(step, TrimStep):
+            return _trim_text(step, state, fragment.text, context.measure)
+        if isinstance(step, CompressStep):
+            return (yield from _compress_text(step, state, fragment.text, context))
+        if isinstance(step, AppStep):
+            return (yield from _app_text(step, state, fragment, context))
+        return Candidate(step, None, None)  # no tool use in a text
+    assert isinstance(fragment, MessagesFragment)
+    messages = fragment.messages
     if isinstance(step, ClearStep | ClipStep):
-        return _clear_or_clip(step, state, context.measure)
+        return _clear_or_clip(step, state, messages, context.measure)
     if isinstance(step, TrimStep):
-        if state.fragment.text is not None:
-            return _trim_text(step, state, context.measure)
-        return _trim_messages(step, state, context.measure)
+        return _trim_messages(step, state, messages, context.measure)
     if isinstance(step, CompressStep):
-        if state.fragment.text is not None:
-            return (yield from _compress_text(step, state, context))
-        return (yield from _compress_messages(step, state, context))
-    if state.fragment.text is not None:
-        return (yield from _app_text(step, state, context))
-    return (yield from _app_messages(step, state, context))
+        return (yield from _compress_messages(step, state, messages, context))
+    return (yield from _app_messages(step, state, fragment, context))
 
 
 def _new_version(state: FragState) -> int:
@@ -299,13 +313,12 @@ def _changed(
 
 
 def _remove_region(
-    state: FragState, start: int, stop: int, stay: list[int]
+    state: FragState, messages: tuple[ChatMessage, ...], start: int, stop: int, stay: list[int]
 ) -> tuple[tuple[ChatMessage, ...], tuple[ChatMessage, ...], Profile, list[int] | None]:
     """Remove the messages from ``start`` to ``stop``, except the pinned ones in ``stay``.
 
     Returns the new messages, the removed ones, the new profile and the new token sizes.
     """
-    messages = state.fragment.messages or ()
     profile = state.profile
     assert profile is not None
     token_sizes = state.token_sizes
@@ -318,22 +331,17 @@ def _remove_region(
             new_tokens,
         )
     kept = set(stay)
-    new_profile = Profile(
-        splice(profile.sizes, start, stop, stay),
-        splice(profile.roles, start, stop, stay),
-        profile.plain,
-        profile.pinned_roles,
-    )
     return (
         tuple(splice(messages, start, stop, stay)),
         tuple(messages[index] for index in range(start, stop) if index not in kept),
-        new_profile,
+        profile.splice(start, stop, stay),
         None if token_sizes is None else splice(token_sizes, start, stop, stay),
     )
 
 
-def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
-    messages = state.fragment.messages or ()
+def _trim_messages(
+    step: TrimStep, state: FragState, messages: tuple[ChatMessage, ...], measure: Measure
+) -> Candidate:
     profile = state.profile
     assert profile is not None
     target_chars, target_tokens = step.target_chars, step.target_tokens
@@ -363,7 +371,9 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     stay = [index for index in stay_all if index < stop]
     if len(stay) >= stop - first:
         return Candidate(step, None, None)  # everything in reach stays: nothing to trim
-    new_messages, removed, new_profile, new_token_sizes = _remove_region(state, first, stop, stay)
+    new_messages, removed, new_profile, new_token_sizes = _remove_region(
+        state, messages, first, stop, stay
+    )
     removed_chars = sum(profile.sizes[first:stop]) - sum(profile.sizes[index] for index in stay)
     chars = state.chars - removed_chars
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
@@ -382,8 +392,7 @@ def _trim_messages(step: TrimStep, state: FragState, measure: Measure) -> Candid
     return Candidate(step, new_state, change, removed, Splice(first, stop, stay))
 
 
-def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
-    text = state.fragment.text or ""
+def _trim_text(step: TrimStep, state: FragState, text: str, measure: Measure) -> Candidate:
     length = len(text)
     marker = step.marker
     target_chars, target_tokens = step.target_chars, step.target_tokens
@@ -428,9 +437,13 @@ def _trim_text(step: TrimStep, state: FragState, measure: Measure) -> Candidate:
 # --- clear and clip --------------------------------------------------------------------------
 
 
-def _clear_or_clip(step: ClearStep | ClipStep, state: FragState, measure: Measure) -> Candidate:
+def _clear_or_clip(
+    step: ClearStep | ClipStep,
+    state: FragState,
+    messages: tuple[ChatMessage, ...],
+    measure: Measure,
+) -> Candidate:
     """Rewrite tool results (and, for ``clear``, inputs and thinking) in place."""
-    messages = state.fragment.messages or ()
     profile = state.profile
     if profile is None or profile.plain:
         return Candidate(step, None, None)  # no message of a plain list holds a tool use
@@ -444,12 +457,13 @@ def _clear_or_clip(step: ClearStep | ClipStep, state: FragState, measure: Measur
         rewrite = plan_clip(step, messages, facts, counter)
     if rewrite is None:
         return Candidate(step, None, None)
-    return _rewritten(step, state, measure, rewrite, facts)
+    return _rewritten(step, state, messages, measure, rewrite, facts)
 
 
 def _rewritten(
     step: ClearStep | ClipStep,
     state: FragState,
+    messages: tuple[ChatMessage, ...],
     measure: Measure,
     rewrite: Rewrite,
     facts: list[MessageFacts],
@@ -491,8 +505,7 @@ def _rewritten(
     new_tokens = None if tokens is None else sum(tokens)
     if isinstance(step, ClearStep) and not _worth_it(step, state, chars, new_tokens):
         return Candidate(step, None, None)
-    profile = Profile(sizes, roles, False)
-    profile.facts = new_facts
+    profile = Profile(sizes, roles, False, facts=new_facts)
     new_state, change = _changed(
         step,
         step.kind,
@@ -507,7 +520,7 @@ def _rewritten(
         added_messages=len(copies),
         added_chars=added_chars,
     )
-    removed = tuple((state.fragment.messages or ())[index] for index in rewrite.removed)
+    removed = tuple(messages[index] for index in rewrite.removed)
     return Candidate(step, new_state, change, removed, Remap(rewrite.source, rewrite.removed))
 
 
@@ -539,9 +552,18 @@ def _failed(step: ContextStep, state: FragState, error: ContextwiseError) -> Can
     return Candidate(step, None, change)
 
 
-def _step_failed(step: ContextStep, state: FragState, code: str, **params: Any) -> Candidate:
-    """The candidate of a step that failed with the :class:`PolicyStepError` ``code``."""
-    return _failed(step, state, PolicyStepError(code, **params))
+class _StepFailed(Exception):
+    """A compressor or an app failed: the step's error, and what the call spent (its result)."""
+
+    def __init__(self, error: PolicyStepError, spent: object = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.spent = spent
+
+
+def _step_failed(code: str, **params: Any) -> NoReturn:
+    """Fail the step with the :class:`PolicyStepError` ``code``."""
+    raise _StepFailed(PolicyStepError(code, **params))
 
 
 def _reply_error(
@@ -550,8 +572,8 @@ def _reply_error(
     """Turn a failed reply into the step error to record, or ``None`` when the call succeeded."""
     if reply.timed_out:
         return PolicyStepError(f"{prefix}_timeout", timeout=timeout, **params)
-    if reply.error is not None:
-        error = reply.error
+    error = reply.failure()
+    if error is not None:
         return PolicyStepError(
             f"{prefix}_failed",
             error_type=type(error).__name__,
@@ -562,9 +584,9 @@ def _reply_error(
 
 
 def _call_step(
-    step: CompressStep | AppStep, state: FragState, context: StepContext, argument: Any
-) -> Effects[Reply | Candidate]:
-    """Call a step's compressor or app; a failed call gives the failed candidate instead."""
+    step: CompressStep | AppStep, context: StepContext, argument: Any
+) -> Effects[Reply]:
+    """Call a step's compressor or app; a failed call fails the step."""
     if isinstance(step, CompressStep):
         func = context.compressors[step.compressor]
         prefix, params = "compressor", _params(step)
@@ -572,10 +594,10 @@ def _call_step(
         func = context.apps[step.app]
         prefix, params = "app", _params(step)
     timeout = step.timeout if step.timeout is not None else context.default_timeout
-    reply = yield Invoke(func, (argument,), timeout=timeout)
+    reply = yield Invoke(func, (argument,), timeout=timeout, blocking=not is_async_callable(func))
     failure = _reply_error(reply, prefix, params, timeout)
     if failure is not None:
-        return _failed(step, state, failure)
+        raise _StepFailed(failure)
     return reply
 
 
@@ -586,9 +608,7 @@ def _params(step: CompressStep | AppStep) -> dict[str, Any]:
     return {"app": step.app, "step_id": step.id}
 
 
-def _measure_new(
-    step: CompressStep | AppStep, state: FragState, measure: Callable[[], T]
-) -> T | Candidate:
+def _measure_new(step: CompressStep | AppStep, measure: Callable[[], T]) -> T:
     """Measure what a compressor or an app returned; an unreadable message fails the step.
 
     A counter that returns a bad count is a configuration error, not a failed step: it raises.
@@ -599,24 +619,30 @@ def _measure_new(
         if isinstance(exc, InvalidValueError) and exc.code == "invalid_counter_result":
             raise
         kind = "compressor" if isinstance(step, CompressStep) else "app"
-        return _step_failed(
-            step, state, f"{kind}_invalid_message", detail=short_text(exc), **_params(step)
-        )
+        _step_failed(f"{kind}_invalid_message", detail=short_text(exc), **_params(step))
 
 
 # --- compress --------------------------------------------------------------------------------
 
 
 def _compress_text(
-    step: CompressStep, state: FragState, context: StepContext
+    step: CompressStep, state: FragState, text: str, context: StepContext
 ) -> Effects[Candidate]:
-    text = state.fragment.text or ""
     if not text:
         return Candidate(step, None, None)
-    reply = yield from _call_step(step, state, context, text)
-    if isinstance(reply, Candidate):
-        return reply
-    return _spent(_text_summary(step, state, context, text, reply.value), reply.value)
+    reply = yield from _call_step(step, context, text)
+    with _spending(reply.value):
+        return _spent(_text_summary(step, state, context, text, reply.value), reply.value)
+
+
+@contextmanager
+def _spending(result: object) -> Iterator[None]:
+    """Record what a compressor or an app spent (its result) on a failure raised in the block."""
+    try:
+        yield
+    except _StepFailed as failed:
+        failed.spent = result
+        raise
 
 
 def _spent(candidate: Candidate, result: object) -> Candidate:
@@ -636,13 +662,9 @@ def _text_summary(
         summary = summary.value
     params = _params(step)
     if not isinstance(summary, str):
-        return _step_failed(
-            step, state, "compressor_invalid_result", type_name=type(summary).__name__, **params
-        )
+        _step_failed("compressor_invalid_result", type_name=type(summary).__name__, **params)
     if len(summary) >= len(text):
-        return _step_failed(
-            step,
-            state,
+        _step_failed(
             "compressor_not_smaller",
             result_chars=len(summary),
             replaced_chars=len(text),
@@ -663,9 +685,8 @@ def _text_summary(
 
 
 def _compress_messages(
-    step: CompressStep, state: FragState, context: StepContext
+    step: CompressStep, state: FragState, messages: tuple[ChatMessage, ...], context: StepContext
 ) -> Effects[Candidate]:
-    messages = state.fragment.messages or ()
     profile = state.profile
     assert profile is not None
     grouping = layout_grouping(step.grouping)
@@ -678,21 +699,13 @@ def _compress_messages(
     gone = [index for index in range(start, stop) if index not in kept]
     replaced = [messages[index] for index in gone]
     replaced_chars = sum(profile.sizes[index] for index in gone)
-    reply = yield from _call_step(step, state, context, copy.deepcopy(replaced))
-    if isinstance(reply, Candidate):
-        return reply
+    reply = yield from _call_step(step, context, copy.deepcopy(replaced))
     result = reply.value.value if isinstance(reply.value, WithUsage) else reply.value
-    checked = _checked_summary(
-        step, state, _summary_message(step, result, replaced[0]), replaced_chars, context
-    )
-    if isinstance(checked, Candidate):
-        return _spent(checked, reply.value)
-    summary, summary_chars, summary_tokens = checked
-    new_profile = Profile(
-        splice(profile.sizes, start, stop, stay, [summary_chars]),
-        splice(profile.roles, start, stop, stay, [read_message(summary).role]),
-        profile.plain and profile_messages([summary]).plain,
-    )
+    with _spending(reply.value):
+        summary, summary_chars, summary_tokens = _checked_summary(
+            step, _summary_message(step, result, replaced[0]), replaced_chars, context
+        )
+    new_profile = profile.splice(start, stop, stay, profile_messages([summary], [summary_chars]))
     new_token_sizes: list[int] | None = None
     if state.token_sizes is not None and summary_tokens is not None:
         new_token_sizes = splice(state.token_sizes, start, stop, stay, [summary_tokens])
@@ -716,38 +729,27 @@ def _compress_messages(
 
 
 def _checked_summary(
-    step: CompressStep,
-    state: FragState,
-    summary: object,
-    replaced_chars: int,
-    context: StepContext,
-) -> tuple[ChatMessage, int, int | None] | Candidate:
-    """The summary a compressor returned, with its characters and tokens, or the failed step."""
+    step: CompressStep, summary: object, replaced_chars: int, context: StepContext
+) -> tuple[ChatMessage, int, int | None]:
+    """The summary a compressor returned, with its characters and tokens; a summary that is not
+    usable fails the step."""
     params = _params(step)
     measure = context.measure
     if isinstance(summary, _NotAMessage):
-        return _step_failed(
-            step, state, "compressor_invalid_result", type_name=summary.type_name, **params
-        )
-    measured = _measure_new(
+        _step_failed("compressor_invalid_result", type_name=summary.type_name, **params)
+    summary_chars, summary_tokens = _measure_new(
         step,
-        state,
         lambda: (
             message_chars(summary, part_estimate=measure.part_estimate),
             None if measure.counter is None else measure.one_message_tokens(summary),
         ),
     )
-    if isinstance(measured, Candidate):
-        return measured
-    summary_chars, summary_tokens = measured
     if tool_call_ids(summary) or tool_result_ids(summary):
-        return _step_failed(step, state, "compressor_summary_has_tools", **params)
+        _step_failed("compressor_summary_has_tools", **params)
     if not message_text(summary).strip():
-        return _step_failed(step, state, "compressor_empty_summary", **params)
+        _step_failed("compressor_empty_summary", **params)
     if summary_chars >= replaced_chars:
-        return _step_failed(
-            step,
-            state,
+        _step_failed(
             "compressor_not_smaller",
             result_chars=summary_chars,
             replaced_chars=replaced_chars,
@@ -780,19 +782,18 @@ def _summary_message(step: CompressStep, result: object, like: ChatMessage) -> o
 # --- app -------------------------------------------------------------------------------------
 
 
-def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
-    fragment = state.fragment
-    old_text = fragment.text or ""
-    reply = yield from _call_step(step, state, context, fragment.with_text(old_text))
-    if isinstance(reply, Candidate):
-        return reply
+def _app_text(
+    step: AppStep, state: FragState, fragment: TextFragment, context: StepContext
+) -> Effects[Candidate]:
+    old_text = fragment.text
+    reply = yield from _call_step(step, context, fragment.with_text(old_text))
     result = reply.value
     if isinstance(result, Fragment) and result.id == fragment.id and result.field == "text":
         new_text = result.text
     elif isinstance(result, str):
         new_text = result
     else:
-        return _app_invalid_result(step, state, result)
+        _app_invalid_result(step, state, result)
     assert new_text is not None
     if new_text == old_text:
         return Candidate(step, None, None)
@@ -813,33 +814,27 @@ def _app_text(step: AppStep, state: FragState, context: StepContext) -> Effects[
     return Candidate(step, new_state, change, (old_text,) if span else ())
 
 
-def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effects[Candidate]:
-    fragment = state.fragment
-    old_messages = fragment.messages or ()
+def _app_messages(
+    step: AppStep, state: FragState, fragment: MessagesFragment, context: StepContext
+) -> Effects[Candidate]:
+    old_messages = fragment.messages
     given = Fragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
-    reply = yield from _call_step(step, state, context, given)
-    if isinstance(reply, Candidate):
-        return reply
+    reply = yield from _call_step(step, context, given)
     result = reply.value
     if isinstance(result, Fragment) and result.id == fragment.id and result.field == "messages":
         new_messages = tuple(result.messages or ())
     elif isinstance(result, list | tuple):
         new_messages = tuple(result)
     else:
-        return _app_invalid_result(step, state, result)
+        _app_invalid_result(step, state, result)
     if new_messages == tuple(old_messages):
         return Candidate(step, None, None)
     measure = context.measure
-    measured = _measure_new(
-        step,
-        state,
-        lambda: (measure.profile(new_messages), measure.message_tokens(new_messages)),
+    new_profile, new_token_sizes = _measure_new(
+        step, lambda: (measure.profile(new_messages), measure.message_tokens(new_messages))
     )
-    if isinstance(measured, Candidate):
-        return measured
-    new_profile, new_token_sizes = measured
     if _breaks_pairing(old_messages, new_messages):
-        return _step_failed(step, state, "app_broke_tool_pairing", **_params(step))
+        _step_failed("app_broke_tool_pairing", **_params(step))
     chars = sum(new_profile.sizes)
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
     # An exact ledger: the messages removed are those outside a longest common subsequence of the
@@ -871,11 +866,9 @@ def _app_messages(step: AppStep, state: FragState, context: StepContext) -> Effe
     return Candidate(step, new_state, change, removed, Remap(source, removed_indices))
 
 
-def _app_invalid_result(step: AppStep, state: FragState, result: object) -> Candidate:
+def _app_invalid_result(step: AppStep, state: FragState, result: object) -> NoReturn:
     fragment = state.fragment
-    return _step_failed(
-        step,
-        state,
+    _step_failed(
         "app_invalid_result",
         type_name=type(result).__name__,
         fragment_id=fragment.id,

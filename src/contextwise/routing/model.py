@@ -11,12 +11,8 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contextwise._translation import short_repr, short_text
 from contextwise._validation import CodedModel
-from contextwise.decision.core import (
-    FallbackPredicate,
-    check_min_confidence,
-    check_provider,
-    check_timeout,
-)
+from contextwise.decision.core import check_min_confidence, check_provider, check_timeout
+from contextwise.decision.faults import FallbackPredicate
 from contextwise.decision.schema import ChoiceQuestion, Decision, DecisionProvider
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (

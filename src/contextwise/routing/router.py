@@ -8,7 +8,8 @@ from typing import Any
 
 from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
-from contextwise.decision.core import ChoiceOutcome, choices_effects, is_provider_unavailable
+from contextwise.decision.core import ChoiceOutcome, choices_effects
+from contextwise.decision.faults import is_provider_unavailable
 from contextwise.decision.schema import ChoiceQuestion
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError

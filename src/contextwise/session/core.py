@@ -9,16 +9,14 @@ the store's blocking calls in a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any, Unpack
 
-from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise._effects import Effects, call_blocking, run_async, run_sync
 from contextwise.calibration import ModelCounter, counter_key
 from contextwise.errors import InvalidTypeError, InvalidValueError, SessionStoreError
 from contextwise.ledger import UsageKind, UsageSummary, price_usage, summarize_usage
@@ -36,7 +34,7 @@ from contextwise.policy.validation import check_fragments
 from contextwise.session.codec import decode_message, encode_messages
 from contextwise.session.planner import (
     Cache,
-    plain_messages,
+    plain_roles,
     plan_change,
     restored_positions,
 )
@@ -247,7 +245,7 @@ class ContextSession:
             >>> result.positions, result.duplicate
             ((1,), False)
         """
-        return await run_async(self._add(messages, idempotency_key, _Threaded(self._store)))
+        return await run_async(self._add(messages, idempotency_key, self._store))
 
     def context(self) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
@@ -287,7 +285,7 @@ class ContextSession:
             >>> asyncio.run(session.acontext()).report.before_chars
             6
         """
-        return await run_async(self._context(_Threaded(self._store)))
+        return await run_async(self._context(self._store))
 
     def messages(self) -> list[Any]:
         """Return the messages of the session's current context.
@@ -319,7 +317,7 @@ class ContextSession:
             >>> asyncio.run(session.amessages())
             []
         """
-        return await run_async(self._messages(_Threaded(self._store)))
+        return await run_async(self._messages(self._store))
 
     def archive(self) -> list[ArchivedMessage]:
         """Return every message that a step took out of the context, in order.
@@ -349,7 +347,7 @@ class ContextSession:
             >>> asyncio.run(ContextSession({"mode": "audit"}, MemoryStore(), "c").aarchive())
             []
         """
-        return await run_async(self._archive(_Threaded(self._store)))
+        return await run_async(self._archive(self._store))
 
     def restore(self, change_id: int) -> list[Any]:
         """Put the messages that a change took out back into the context.
@@ -400,7 +398,7 @@ class ContextSession:
             ...     print(err.code)
             unknown_change
         """
-        return await run_async(self._restore(change_id, _Threaded(self._store)))
+        return await run_async(self._restore(change_id, self._store))
 
     # --- usage and calibration ----------------------------------------------------------------
 
@@ -468,7 +466,7 @@ class ContextSession:
             1
         """
         await run_async(
-            self._record_usage(usage, model, kind, step, request, _Threaded(self._store))
+            self._record_usage(usage, model, kind, step, request, self._store)
         )
 
     def usage(self) -> UsageSummary:
@@ -498,7 +496,7 @@ class ContextSession:
             >>> asyncio.run(session.ausage()).total.calls
             0
         """
-        return await run_async(self._usage(_Threaded(self._store)))
+        return await run_async(self._usage(self._store))
 
     def _init_counts(self) -> None:
         """How stored counts are kept: a calibrated counter's session stores its base counter's
@@ -528,7 +526,7 @@ class ContextSession:
     def _load_calibration(self, store: Any) -> Effects[None]:
         model = self._calibrated
         if model is not None and hasattr(self._store, "load_state"):
-            state = yield from call(store.load_state, self._state_name())
+            state = yield from call_blocking(store.load_state, self._state_name())
             found = (state or {}).get("models", {}).get(model.model, {})
             if found.get("observations", 0) > model.calibrated.observations(model.model):
                 model.calibrated.load_state(state, models=[model.model])
@@ -541,22 +539,23 @@ class ContextSession:
         if model is None and calibrated is not None:
             model = calibrated.model
         record = price_usage(usage, model=model, kind=kind, step=step)
-        yield from call(store.add_usage, self._session_id, record.to_json())
+        yield from call_blocking(store.add_usage, self._session_id, record.to_json())
         if request is not None and calibrated is not None and kind == "model":
             calibrated.observe(request, record.usage)
-            yield from call(store.save_state, self._state_name(), calibrated.calibrated.state())
+            state = calibrated.calibrated.state()
+            yield from call_blocking(store.save_state, self._state_name(), state)
 
     def _record_spent(self, result: ContextResult, store: Any) -> Effects[None]:
         """Record what the compressors of a run paid for, as summarizer calls."""
         for change in result.report.changes:
             if change.usage is not None:
                 record = price_usage(change.usage, model=change.usage_model, kind="summarizer")
-                yield from call(store.add_usage, self._session_id, record.to_json())
+                yield from call_blocking(store.add_usage, self._session_id, record.to_json())
 
     def _usage(self, store: Any) -> Effects[UsageSummary]:
         from contextwise.ledger import UsageRecord
 
-        rows = yield from call(store.usage, self._session_id)
+        rows = yield from call_blocking(store.usage, self._session_id)
         return summarize_usage(UsageRecord.from_json(row) for row in rows)
 
     # --- cores ----------------------------------------------------------------------------------
@@ -574,7 +573,7 @@ class ContextSession:
             return AddResult((), self._version or 0)
         added = self._measure(messages)
         idempotency = None if key is None else IdempotencyKey(key, _digest(added.stored))
-        result: AddResult = yield from call(
+        result: AddResult = yield from call_blocking(
             store.append, self._session_id, added.stored, idempotency
         )
         if result.duplicate:
@@ -589,15 +588,10 @@ class ContextSession:
 
     def _measure(self, messages: Sequence[Any]) -> Cache:
         """Encode messages for the store and measure each once: characters, and tokens."""
-        plain = plain_messages(messages)
-        roles: list[object] | None
-        if plain is None:
-            values, decoded = encode_messages(messages)
-            sizes = self._measure_with.profile(decoded).sizes
-            roles = None
-        else:
-            values, sizes, roles = plain
-            decoded = values
+        values, decoded = encode_messages(messages)
+        profile = self._measure_with.profile(decoded)
+        sizes = profile.sizes
+        roles = profile.roles if profile.plain else None
         counter = self._runner.counter
         if counter is None:
             stored = [
@@ -617,7 +611,7 @@ class ContextSession:
         if not self._state_loaded:
             yield from self._load_calibration(store)
         since = None if self._version is None else (self._version, self._last_item)
-        snapshot: SessionSnapshot = yield from call(store.read, self._session_id, since)
+        snapshot: SessionSnapshot = yield from call_blocking(store.read, self._session_id, since)
         if snapshot.items or snapshot.complete:
             read = self._read(snapshot.items)
             self._cache = read if snapshot.complete else self._cache + read
@@ -636,8 +630,7 @@ class ContextSession:
                 else self._count_with.one_message_tokens(message)
                 for item, message in zip(items, messages, strict=True)
             ]
-        plain = plain_messages(messages) if messages else None
-        roles = [] if not messages else None if plain is None else plain[2]
+        roles = plain_roles(messages)
         return Cache(list(items), messages, [item.chars for item in items], tokens, roles)
 
     def _decode(self, data: Any) -> Any:
@@ -679,9 +672,10 @@ class ContextSession:
             version=self._version or 0,
             last_item=self._last_item,
             measure=self._measure,
+            at=datetime.now(UTC),
         )
         try:
-            version, created = yield from call(store.commit, self._session_id, plan.change)
+            version, created = yield from call_blocking(store.commit, self._session_id, plan.change)
         except BaseException:
             self._version = None
             raise
@@ -696,7 +690,7 @@ class ContextSession:
         return result
 
     def _archive(self, store: Any) -> Effects[list[ArchivedMessage]]:
-        items = yield from call(store.archive, self._session_id)
+        items = yield from call_blocking(store.archive, self._session_id)
         return [
             ArchivedMessage(self._decode(item.item.data), item.change_id, item.step, item.at)
             for item in items
@@ -708,13 +702,15 @@ class ContextSession:
         archived: list[int] = []
         created: list[int] = []
         if 0 < change_id <= MAX_ID:  # no store holds another id
-            archived, created = yield from call(store.change_items, self._session_id, change_id)
+            archived, created = yield from call_blocking(
+                store.change_items, self._session_id, change_id
+            )
         if not archived:
             raise InvalidValueError(
                 "unknown_change", session_id=self._session_id, change_id=change_id
             )
         assert self._version is not None
-        items: list[StoredArchiveItem] = yield from call(store.archive, self._session_id)
+        items: list[StoredArchiveItem] = yield from call_blocking(store.archive, self._session_id)
         back = [item.item for item in items if item.change_id == change_id]
         change = SessionChange(
             version=self._version,
@@ -724,7 +720,7 @@ class ContextSession:
             restored=change_id,
         )
         try:
-            yield from call(store.commit, self._session_id, change)
+            yield from call_blocking(store.commit, self._session_id, change)
         finally:
             self._version = None
         yield from self._refresh(store)
@@ -743,28 +739,3 @@ def _digest(stored: Sequence[StoredMessage]) -> str:
         [item.data for item in stored], sort_keys=True, ensure_ascii=False, separators=(",", ":")
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class _Threaded:
-    """A store whose calls run in a worker thread: what the async faces give to the cores.
-
-    A call that is cancelled runs on to its end in its thread (a transaction cannot be stopped
-    midway); the cancellation waits for it, so that nothing is being written once it
-    propagates.
-    """
-
-    def __init__(self, store: SessionStore) -> None:
-        self._store = store
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        method = getattr(self._store, name)
-
-        async def threaded(*args: Any) -> Any:
-            running = asyncio.ensure_future(asyncio.to_thread(partial(method, *args)))
-            try:
-                return await asyncio.shield(running)
-            except asyncio.CancelledError:
-                await asyncio.wait({running})
-                raise
-
-        return threaded

@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from itertools import repeat
-from operator import attrgetter
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple
 
 from contextwise.errors import InvalidValueError, SessionConflictError
 from contextwise.session import conversations
@@ -36,9 +33,37 @@ from contextwise.session.records import (
     json_text,
 )
 
-_ITEM_ID = attrgetter("item_id")
 
-_Archived: TypeAlias = tuple[str, datetime, dict[int, StoredMessage]]
+class _Archived(NamedTuple):
+    """The messages one change took out of a context."""
+
+    step: str
+    """The step that took them out."""
+
+    at: datetime
+    """When the change was committed."""
+
+    items: dict[int, StoredMessage]
+    """The messages, by item id."""
+
+
+class _Conversation(NamedTuple):
+    """What an integration remembers of one conversation."""
+
+    version: int
+    text: str
+    """The value, as JSON text."""
+
+    written_at: str
+    """When it was written, as ISO text (compared with the retention cutoff)."""
+
+
+class _Key(NamedTuple):
+    """An idempotency key of an add: what it covered, its result, and when it was stored."""
+
+    digest: str
+    result: AddResult
+    at: float
 
 
 @dataclass
@@ -50,7 +75,7 @@ class _Session:
     """The context by item id, in context order: a trim removes only its own messages."""
     archived: dict[int, _Archived] = field(default_factory=dict)
     """The archived messages by change id: the step, the time, and the messages by item id."""
-    keys: dict[str, tuple[str, AddResult, float]] = field(default_factory=dict)
+    keys: dict[str, _Key] = field(default_factory=dict)
     """The idempotency keys of the adds: the digest, the result and when it was stored."""
 
 
@@ -80,7 +105,7 @@ class MemoryStore:
         self._window = check_idempotency_window(idempotency_window)
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
-        self._conversations: dict[str, tuple[int, str, str]] = {}
+        self._conversations: dict[str, _Conversation] = {}
         self._usage: dict[str, list[dict[str, Any]]] = {}
         self._states: dict[str, dict[str, Any]] = {}
 
@@ -106,9 +131,9 @@ class MemoryStore:
         cutoff = conversations.cutoff_text(conversations.check_ttl(ttl))
         with self._lock:
             found = self._conversations.get(key)
-        if found is None or (cutoff is not None and found[2] < cutoff):
+        if found is None or (cutoff is not None and found.written_at < cutoff):
             return None
-        return found[0], conversations.decode(key, found[1])
+        return found.version, conversations.decode(key, found.text)
 
     def save_conversation(
         self, key: str, value: Any, version: int, *, ttl: float | None = None
@@ -134,19 +159,20 @@ class MemoryStore:
         cutoff = conversations.cutoff_text(conversations.check_ttl(ttl))
         with self._lock:
             if cutoff is not None:
-                for other in [k for k, v in self._conversations.items() if v[2] < cutoff]:
+                expired = self._conversations.items()
+                for other in [k for k, v in expired if v.written_at < cutoff]:
                     if other != key:
                         del self._conversations[other]
             stored = self._conversations.get(key)
             found = 0
-            if stored is not None and (cutoff is None or stored[2] >= cutoff):
-                found = stored[0]
+            if stored is not None and (cutoff is None or stored.written_at >= cutoff):
+                found = stored.version
             if found != version:
                 raise SessionConflictError(
                     "conversation_conflict", key=key, expected=version, found=found
                 )
-            new = (0 if stored is None else stored[0]) + 1
-            self._conversations[key] = (new, text, conversations.now_text())
+            new = (0 if stored is None else stored.version) + 1
+            self._conversations[key] = _Conversation(new, text, conversations.now_text())
             return new
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
@@ -190,23 +216,22 @@ class MemoryStore:
             first = session.last_item + 1
             stored = list(items)
             ids = range(first, first + len(stored))
-            # Fills in the placeholders at C speed: ids, positions, and no creating change.
-            deque(map(setattr, stored, repeat("item_id"), ids), maxlen=0)
-            positions = map(POSITION_GAP.__mul__, ids)
-            deque(map(setattr, stored, repeat("position"), positions), maxlen=0)
-            deque(map(setattr, stored, repeat("created_by"), repeat(None)), maxlen=0)
+            for item_id, item in zip(ids, stored, strict=True):
+                item.item_id = item_id
+                item.position = item_id * POSITION_GAP
+                item.created_by = None
             session.context.update(zip(ids, stored, strict=True))
             session.last_item += len(stored)
             result = AddResult(tuple(ids), session.version)
             if idempotency is not None:
-                session.keys[idempotency.key] = (idempotency.digest, result, now)
+                session.keys[idempotency.key] = _Key(idempotency.digest, result, now)
             return result
 
     def _known(
         self, session: _Session, session_id: str, idempotency: IdempotencyKey, now: float
     ) -> AddResult | None:
         """The result of the add that stored this key, or ``None``; expired keys are dropped."""
-        expired = [key for key, (_, _, at) in session.keys.items() if at + self._window <= now]
+        expired = [key for key, kept in session.keys.items() if kept.at + self._window <= now]
         for key in expired:
             del session.keys[key]
         found = session.keys.get(idempotency.key)
@@ -246,7 +271,7 @@ class MemoryStore:
         context = dict(session.context)
         restored = None if change.restored is None else session.archived.get(change.restored)
         if restored is not None:
-            context.update(restored[2])
+            context.update(restored.items)
         last_change, last_item = session.last_change, session.last_item
         archived: dict[int, _Archived] = {}
         created: list[StoredMessage] = []
@@ -254,7 +279,7 @@ class MemoryStore:
             last_change += 1
             items = {item_id: context.pop(item_id) for item_id in entry.archived}
             if items:
-                archived[last_change] = (entry.step, change.at, items)
+                archived[last_change] = _Archived(entry.step, change.at, items)
             for item in entry.created:
                 last_item += 1
                 new = replace(item, item_id=last_item, created_by=last_change)
@@ -278,15 +303,12 @@ class MemoryStore:
         context = session.context
         for entry in change.entries:
             session.last_change += 1
-            # Taken out at C speed; an id that is not in the context (any more) is passed over.
-            items = list(filter(None, map(context.pop, entry.archived, repeat(None))))
+            # An id that is not in the context (any more) is passed over.
+            items = {
+                item_id: context.pop(item_id) for item_id in entry.archived if item_id in context
+            }
             if items:
-                ids = map(_ITEM_ID, items)
-                session.archived[session.last_change] = (
-                    entry.step,
-                    change.at,
-                    dict(zip(ids, items, strict=True)),
-                )
+                session.archived[session.last_change] = _Archived(entry.step, change.at, items)
         session.version += 1
         return session.version, []
 
@@ -311,7 +333,7 @@ class MemoryStore:
             if session is None or not 0 < change_id <= MAX_ID:
                 return [], []
             found = session.archived.get(change_id)
-            archived = [] if found is None else _in_order(found[2])
+            archived = [] if found is None else _in_order(found.items)
             created = [
                 item.item_id for item in session.context.values() if item.created_by == change_id
             ]

@@ -16,13 +16,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import pairwise
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter, is_
 from typing import Any
 
-from contextwise._layout import PLAIN_ROLES
-from contextwise.session.codec import encodes_utf8
+from contextwise._layout import plain_profile
 from contextwise.session.records import (
     POSITION_GAP,
     ChangeEntry,
@@ -34,7 +33,7 @@ LOWEST_POSITION = -(2**62)
 """The lowest position a message may take (positions are 64-bit integers in a database)."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Cache:
     """The cached context, as parallel lists that are never changed in place (a run keeps the
     one it started from): each message as stored and decoded, its characters, its tokens for
@@ -102,6 +101,7 @@ def plan_change(
     version: int,
     last_item: int,
     measure: Measure,
+    at: datetime,
 ) -> Plan:
     """Turn a run's result into a stored change: what leaves, what is new, and where it goes.
 
@@ -113,6 +113,7 @@ def plan_change(
         version: The session's version the run started from.
         last_item: The highest item id the session has given.
         measure: Encodes and measures the messages the run created.
+        at: When the change is made.
 
     Returns:
         The change and the context after it; created messages hold placeholder item ids.
@@ -144,13 +145,11 @@ def plan_change(
     if created:
         steps.setdefault(creator, ChangeEntry(creator)).created.extend(created)
     ordered = [steps[step] for step in dict.fromkeys([*applied, *steps]) if step in steps]
-    change = SessionChange(version=version, at=datetime.now(UTC), entries=ordered, moved=moved)
+    change = SessionChange(version=version, at=at, entries=ordered, moved=moved)
     return Plan(change, context)
 
 
 _ITEM_ID = attrgetter("item_id")
-_ROLE = itemgetter("role")
-_CONTENT = itemgetter("content")
 
 
 def match_in_order(
@@ -204,9 +203,13 @@ def rebuild(
         indices.append(index)
     context = combined.picked(indices)
     if context.roles is None:
-        plain = plain_messages(context.messages) if context.messages else None
-        roles = [] if not context.messages else None if plain is None else plain[2]
-        context = Cache(context.stored, context.messages, context.chars, context.tokens, roles)
+        context = Cache(
+            context.stored,
+            context.messages,
+            context.chars,
+            context.tokens,
+            plain_roles(context.messages),
+        )
     kept = {id(message) for message in context.messages}
     gone = [index for index, message in enumerate(cache.messages) if id(message) not in kept]
     return (
@@ -353,21 +356,8 @@ def _with_position(item: StoredMessage, position: int) -> StoredMessage:
     )
 
 
-def plain_messages(
-    messages: Sequence[Any],
-) -> tuple[list[dict[str, str]], list[int], list[object]] | None:
-    """Copies, characters and roles of messages that are all plain ``{role, content: str}``
-    dicts with a plain role (what the layout's fast path measures), found at C speed; ``None``
-    when one is not."""
-    try:
-        if set(map(len, messages)) != {2}:
-            return None
-        roles: list[object] = list(map(_ROLE, messages))
-        contents: list[Any] = list(map(_CONTENT, messages))
-        if not set(roles) <= PLAIN_ROLES or set(map(type, contents)) != {str}:
-            return None
-        if not all(map(str.isascii, contents)) and not all(map(encodes_utf8, contents)):
-            return None  # a lone surrogate: the codec names it
-        return list(map(dict.copy, messages)), list(map(len, contents)), roles
-    except Exception:  # noqa: BLE001 - not all plain dicts: the checked path reports the problem
-        return None
+def plain_roles(messages: Sequence[Any]) -> list[object] | None:
+    """The roles of messages that are all plain (a ``{role, content: str}`` dict, or a LangChain
+    message without tool calls), found without reading them further; ``None`` when one is not."""
+    profile = plain_profile(messages)
+    return None if profile is None else profile.roles

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from contextwise.errors import (
     ContextwiseError,
@@ -507,17 +507,38 @@ def _insert_params(session_id: str, item: StoredMessage) -> dict[str, Any]:
     }
 
 
+class _MessageRow(NamedTuple):
+    """The columns of :data:`_COLUMNS`, in order, as a row gives them."""
+
+    item_id: Any
+    position: Any
+    data: Any
+    chars: Any
+    tokens: Any
+    counter_id: Any
+    created_by: Any
+
+
+class _ArchiveRow(NamedTuple):
+    """The columns an archive read adds after :data:`_COLUMNS`."""
+
+    change_id: Any
+    step: Any
+    archived_at: Any
+
+
 def _message(row: Sequence[Any], session_id: str) -> StoredMessage:
     """A stored message from its row; a row that does not decode is a coded error."""
     try:
+        read = _MessageRow._make(row)
         return StoredMessage(
-            int(row[0]),
-            int(row[1]),
-            json.loads(row[2]),
-            int(row[3]),
-            None if row[4] is None else int(row[4]),
-            None if row[5] is None else str(row[5]),
-            None if row[6] is None else int(row[6]),
+            int(read.item_id),
+            int(read.position),
+            json.loads(read.data),
+            int(read.chars),
+            None if read.tokens is None else int(read.tokens),
+            None if read.counter_id is None else str(read.counter_id),
+            None if read.created_by is None else int(read.created_by),
         )
     except (TypeError, ValueError, RecursionError) as exc:
         raise SessionStoreError(
@@ -530,9 +551,16 @@ def _messages(rows: Sequence[Sequence[Any]], session_id: str) -> list[StoredMess
 
 
 def _archive_item(row: Sequence[Any], session_id: str) -> StoredArchiveItem:
-    item = _message(row[:7], session_id)
+    width = len(_MessageRow._fields)
+    item = _message(row[:width], session_id)
     try:
-        return StoredArchiveItem(item, int(row[7]), str(row[8]), datetime.fromisoformat(row[9]))
+        archived = _ArchiveRow._make(row[width:])
+        return StoredArchiveItem(
+            item,
+            int(archived.change_id),
+            str(archived.step),
+            datetime.fromisoformat(archived.archived_at),
+        )
     except (TypeError, ValueError) as exc:
         raise SessionStoreError(
             "store_row_unreadable", session_id=session_id, detail=str(exc)[:200]

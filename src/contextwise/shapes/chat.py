@@ -11,6 +11,7 @@ from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE
 from contextwise.shapes.facts import (
+    FactsDraft,
     MessageFacts,
     MessageShape,
     Reader,
@@ -39,7 +40,7 @@ def read_chat(message: Mapping[str, Any], reader: Reader) -> MessageFacts:
         InvalidTypeError: When a field has a type that the shape does not allow.
     """
     role = chat_role(message, reader.index)
-    facts = MessageFacts("openai-chat", role)
+    facts = FactsDraft("openai-chat", role)
     shape: MessageShape = "openai-responses" if message.get("type") == "message" else "openai-chat"
     if role == "tool":
         facts.has_results = facts.only_results = True
@@ -82,7 +83,7 @@ def chat_role(message: Mapping[str, Any], index: int) -> Role:
     raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
 
 
-def _tool_calls(tool_calls: object, reader: Reader, facts: MessageFacts) -> None:
+def _tool_calls(tool_calls: object, reader: Reader, facts: FactsDraft) -> None:
     if not tool_calls:
         return
     if not isinstance(tool_calls, list | tuple):
@@ -211,7 +212,7 @@ def content_text(content: object) -> str:
     pieces: list[str] = []
     if isinstance(content, list | tuple):
         reader = Reader(0, DEFAULT_PART_ESTIMATE, pieces)
-        read_parts(content, reader, "content", MessageFacts("openai-chat", "tool"))
+        read_parts(content, reader, "content", FactsDraft("openai-chat", "tool"))
     return "\n".join(pieces)
 
 

@@ -36,7 +36,7 @@ CallKey: TypeAlias = str | tuple[str, str]
 without an id, which pairs by order and name."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MessageFacts:
     """What one message says about its size and its place among the others.
 
@@ -88,6 +88,22 @@ class MessageFacts:
     def result_ids(self) -> list[str]:
         """The ids of the tool calls it answers (results without an id are left out)."""
         return [key for key in self.results if isinstance(key, str)]
+
+
+@dataclass(slots=True)
+class FactsDraft:
+    """What a shape has read of one message so far: its record before the sizes are added.
+
+    :meth:`Reader.finish` turns it into the message's :class:`MessageFacts`.
+    """
+
+    shape: MessageShape
+    role: Role
+    calls: list[CallKey] = field(default_factory=list)
+    results: list[CallKey] = field(default_factory=list)
+    has_results: bool = False
+    only_results: bool = False
+    leads: bool = False
 
 
 class Reader:
@@ -149,12 +165,20 @@ class Reader:
             type_name=type(value).__name__,
         )
 
-    def finish(self, facts: MessageFacts) -> MessageFacts:
-        """Copy the sizes read so far into a message's record, and return it."""
-        facts.chars = self.chars
-        facts.estimated_parts = self.estimated
-        facts.estimated_chars = self.estimated_chars
-        return facts
+    def finish(self, draft: FactsDraft) -> MessageFacts:
+        """The message's record: what the shape read, with the sizes read so far."""
+        return MessageFacts(
+            draft.shape,
+            draft.role,
+            chars=self.chars,
+            estimated_parts=self.estimated,
+            estimated_chars=self.estimated_chars,
+            calls=draft.calls,
+            results=draft.results,
+            has_results=draft.has_results,
+            only_results=draft.only_results,
+            leads=draft.leads,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.facts import (
     CallKey,
+    FactsDraft,
     MessageFacts,
     Reader,
     Role,
@@ -43,7 +44,7 @@ def read_content(content: Mapping[str, Any], reader: Reader) -> MessageFacts:
         InvalidTypeError: When ``parts`` is not a list or a part is malformed.
     """
     role = _role(content, reader.index)
-    facts = MessageFacts("gemini", role)
+    facts = FactsDraft("gemini", role)
     parts = content.get("parts")
     if not isinstance(parts, list | tuple):
         reader.bad("parts", parts)
@@ -76,7 +77,7 @@ def _role(content: Mapping[str, Any], index: int) -> Role:
     raise InvalidValueError("unknown_message_role", index=index, role=short_repr(role))
 
 
-def _part(part: Mapping[str, Any], reader: Reader, where: str, facts: MessageFacts) -> None:
+def _part(part: Mapping[str, Any], reader: Reader, where: str, facts: FactsDraft) -> None:
     reader.text(part.get("text"), f"{where}.text")
     call = _field(part, "functionCall", "function_call")
     if isinstance(call, Mapping):

@@ -9,16 +9,14 @@ the calls (their ``id`` pairs them) and a ``ToolMessage`` answers the call named
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
-from itertools import compress, repeat
-from operator import attrgetter, concat, is_
 from typing import Any, Final
 
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.chat import THINKING_BLOCKS, content_text, read_call
-from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
+from contextwise.shapes.facts import FactsDraft, MessageFacts, Reader, Role, ToolCall, ToolResult
 from contextwise.shapes.parts import read_parts
 
 TYPES: Final[Mapping[str, Role]] = {
@@ -66,7 +64,7 @@ def read_langchain(message: Any, reader: Reader) -> MessageFacts:
             example, is an instruction to LangGraph, not a message).
     """
     role = _role(message, reader.index)
-    facts = MessageFacts("langchain", role)
+    facts = FactsDraft("langchain", role)
     content = getattr(message, "content", None)
     if isinstance(content, str):
         reader.text(content, "content")
@@ -95,7 +93,7 @@ def _role(message: Any, index: int) -> Role:
     return known
 
 
-def _calls(message: Any, reader: Reader, facts: MessageFacts) -> None:
+def _calls(message: Any, reader: Reader, facts: FactsDraft) -> None:
     """The tool calls of an AI message; calls already read from content blocks count once."""
     seen = set(facts.calls)
     for field in ("tool_calls", "invalid_tool_calls"):
@@ -116,58 +114,6 @@ def _calls(message: Any, reader: Reader, facts: MessageFacts) -> None:
         function_call = extra.get("function_call")
         if isinstance(function_call, Mapping):
             read_call(function_call, reader, "additional_kwargs.function_call")
-
-
-_PLAIN_CLASSES: Final[Mapping[str, Role]] = {
-    "SystemMessage": "system",
-    "HumanMessage": "user",
-    "AIMessage": "assistant",
-}
-
-
-def plain_langchain(
-    messages: Sequence[Any],
-) -> tuple[list[int], list[object], tuple[str, ...]] | None:
-    """Measure a list of plain LangChain messages at C speed, or return ``None``.
-
-    Plain means: every message is a ``SystemMessage``, ``HumanMessage`` or ``AIMessage`` with a
-    string content, and no AI message has tool calls or a legacy ``function_call``; such a
-    message measures its content's length. Anything else returns ``None``, and the messages are
-    read one by one.
-
-    Returns:
-        The characters and the role of each message, and the pinned roles that occur.
-    """
-    classes = list(map(type, messages))
-    roles_by_class: dict[type, Role] = {}
-    for cls in set(classes):
-        role = _PLAIN_CLASSES.get(cls.__name__)
-        if role is None or not cls.__module__.startswith("langchain_core."):
-            return None
-        roles_by_class[cls] = role
-    try:
-        for cls, role in roles_by_class.items():
-            if role == "assistant":
-                replies = list(compress(messages, map(is_, classes, repeat(cls))))
-                if (
-                    any(map(attrgetter("tool_calls"), replies))
-                    or any(map(attrgetter("invalid_tool_calls"), replies))
-                    or any(_function_calls(replies))
-                ):
-                    return None
-        # concat("", content) is a string content itself and raises TypeError for a list of
-        # content blocks: such messages are read one by one.
-        sizes = list(map(len, map(concat, repeat(""), map(attrgetter("content"), messages))))
-    except TypeError:
-        return None
-    pinned = tuple(sorted({role for role in roles_by_class.values() if role == "system"}))
-    return sizes, list(map(roles_by_class.__getitem__, classes)), pinned
-
-
-def _function_calls(replies: list[Any]) -> Iterator[object]:
-    """The legacy ``function_call`` of each AI message's ``additional_kwargs`` (``dict.get``
-    raises TypeError when they are not a dict: the messages are then read one by one)."""
-    return map(dict.get, map(attrgetter("additional_kwargs"), replies), repeat("function_call"))
 
 
 # --- tool uses: what the clear and clip steps read and rewrite ---------------------------------

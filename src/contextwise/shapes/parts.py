@@ -8,7 +8,7 @@ from typing import Final
 
 from contextwise._checks import MAX_DEPTH
 from contextwise.errors import InvalidValueError
-from contextwise.shapes.facts import MessageFacts, Reader
+from contextwise.shapes.facts import FactsDraft, Reader
 
 ANTHROPIC_KINDS: Final[frozenset[str]] = frozenset(
     {
@@ -34,7 +34,7 @@ _SKIPPED: Final = frozenset({"tool_call", "tool_call_chunk", "invalid_tool_call"
 
 
 def read_parts(
-    parts: Sequence[object], reader: Reader, where: str, links: MessageFacts
+    parts: Sequence[object], reader: Reader, where: str, links: FactsDraft
 ) -> set[str]:
     """Measure a list of content parts; record the calls and results of Anthropic blocks.
 
@@ -77,7 +77,7 @@ def read_parts(
 
 
 def read_part(
-    part: Mapping[str, object], kind: object, reader: Reader, at: str, links: MessageFacts
+    part: Mapping[str, object], kind: object, reader: Reader, at: str, links: FactsDraft
 ) -> None:
     """Measure one part that is not a ``tool_result``."""
     if not isinstance(kind, str):
@@ -101,7 +101,7 @@ _TEXT_FIELDS: Final[Mapping[str, str]] = {
 
 
 def _tool_part(
-    part: Mapping[str, object], kind: str, reader: Reader, at: str, links: MessageFacts
+    part: Mapping[str, object], kind: str, reader: Reader, at: str, links: FactsDraft
 ) -> bool:
     """Measure a tool call or a server-side tool's call or result; tell whether it was one."""
     if kind == "tool_use" or kind.endswith("_tool_use"):
@@ -137,13 +137,13 @@ def _plain(part: Mapping[str, object], kind: object, reader: Reader, at: str) ->
         _encrypted(encrypted, reader)
 
 
-def _inner(content: object, reader: Reader, at: str, links: MessageFacts) -> None:
+def _inner(content: object, reader: Reader, at: str, links: FactsDraft) -> None:
     if isinstance(content, list | tuple):
         # Each level of parts in parts is two levels of JSON (a list, then an object).
         reader.depth += 2
         if reader.depth > MAX_DEPTH:
             raise InvalidValueError("message_too_deep", index=reader.index, limit=MAX_DEPTH)
-        nested = MessageFacts(links.shape, links.role)
+        nested = FactsDraft(links.shape, links.role)
         try:
             read_parts(content, reader, at, nested)
         finally:
@@ -158,7 +158,7 @@ def _encrypted(value: object, reader: Reader) -> None:
 
 
 def _media(
-    part: Mapping[str, object], kind: str, reader: Reader, at: str, links: MessageFacts
+    part: Mapping[str, object], kind: str, reader: Reader, at: str, links: FactsDraft
 ) -> bool:
     """Measure an image, audio, video, file or document part; tell whether it was one."""
     estimate = reader.estimate
@@ -205,7 +205,7 @@ def _image_block(part: Mapping[str, object], reader: Reader) -> int:
     return reader.estimate.image_chars(_string(data), "openai")
 
 
-def _document(part: Mapping[str, object], reader: Reader, at: str, links: MessageFacts) -> None:
+def _document(part: Mapping[str, object], reader: Reader, at: str, links: FactsDraft) -> None:
     """An Anthropic document: plain-text and content sources are text, the others a file."""
     source = part.get("source")
     kind = source.get("type") if isinstance(source, Mapping) else None

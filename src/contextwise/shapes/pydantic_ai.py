@@ -17,7 +17,7 @@ from typing import Any, Final
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartKind
-from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
+from contextwise.shapes.facts import FactsDraft, MessageFacts, Reader, Role, ToolCall, ToolResult
 from contextwise.shapes.parts import read_parts
 
 _MEDIA: Final[Mapping[str, PartKind]] = {
@@ -51,7 +51,7 @@ def read_pydantic_ai(message: Any, reader: Reader) -> MessageFacts:
     parts = getattr(message, "parts", None)
     if not isinstance(parts, Sequence):
         reader.bad("parts", parts)
-    facts = MessageFacts("pydantic-ai", "assistant" if kind == "response" else "user")
+    facts = FactsDraft("pydantic-ai", "assistant" if kind == "response" else "user")
     kinds: set[str] = set()
     for number, part in enumerate(parts):
         part_kind = getattr(part, "part_kind", None)
@@ -67,7 +67,7 @@ def read_pydantic_ai(message: Any, reader: Reader) -> MessageFacts:
     return reader.finish(facts)
 
 
-def _request_role(kinds: set[str], facts: MessageFacts) -> Role:
+def _request_role(kinds: set[str], facts: FactsDraft) -> Role:
     if "system-prompt" in kinds:
         return "system"
     if facts.has_results and kinds <= _RESULTS:
@@ -76,7 +76,7 @@ def _request_role(kinds: set[str], facts: MessageFacts) -> Role:
     return "user"
 
 
-def _request_part(part: Any, kind: object, reader: Reader, where: str, facts: MessageFacts) -> None:
+def _request_part(part: Any, kind: object, reader: Reader, where: str, facts: FactsDraft) -> None:
     content = getattr(part, "content", None)
     if kind in _RESULTS and (kind == "tool-return" or getattr(part, "tool_name", None)):
         facts.has_results = True
@@ -92,7 +92,7 @@ def _request_part(part: Any, kind: object, reader: Reader, where: str, facts: Me
 
 
 def _response_part(
-    part: Any, kind: object, reader: Reader, where: str, facts: MessageFacts
+    part: Any, kind: object, reader: Reader, where: str, facts: FactsDraft
 ) -> None:
     if kind in ("tool-call", "builtin-tool-call"):
         if kind == "tool-call":
@@ -128,7 +128,7 @@ def _user_content(item: object, reader: Reader, where: str) -> None:
         reader.text(item, where)
         return
     if isinstance(item, Mapping):
-        read_parts([item], reader, where, MessageFacts("pydantic-ai", "user"))
+        read_parts([item], reader, where, FactsDraft("pydantic-ai", "user"))
         return
     kind = getattr(item, "kind", None)
     estimate = reader.estimate

@@ -11,7 +11,7 @@ from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.shapes.chat import read_chat
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE, PartEstimate
-from contextwise.shapes.facts import MessageFacts, MessageShape, Reader, compact_json
+from contextwise.shapes.facts import MessageFacts, MessageShape, Reader, Role, compact_json
 from contextwise.shapes.gemini import read_content
 from contextwise.shapes.langchain import is_langchain, read_langchain
 from contextwise.shapes.pydantic_ai import is_pydantic_ai, read_pydantic_ai
@@ -66,6 +66,11 @@ def read_message(
     """
     if sink is not None:
         require_instance(sink, list, "sink", "list")
+    else:
+        plain = plain_size(message)
+        if plain is not None:
+            shape: MessageShape = "openai-chat" if type(message) is dict else "langchain"
+            return MessageFacts(shape, plain[1], chars=plain[0])
     reader = Reader(index, part_estimate or DEFAULT_PART_ESTIMATE, sink)
     mark = 0 if sink is None else len(sink)
     try:
@@ -80,6 +85,69 @@ def read_message(
 
 _UNKNOWN_CODES: Final = frozenset({"unknown_message_role", "unknown_message_type"})
 
+_PLAIN_DICT_ROLES: Final[Mapping[str, Role]] = {
+    "system": "system",
+    "developer": "developer",
+    "user": "user",
+    "assistant": "assistant",
+}
+
+_PLAIN_LANGCHAIN: Final[Mapping[str, Role]] = {
+    "SystemMessage": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+}
+
+_plain_classes: dict[type, Role | None] = {}
+"""The role of each class seen by :func:`plain_size`: ``None`` for a class that is never plain."""
+
+
+def plain_size(message: object) -> tuple[int, Role] | None:
+    """The characters and role of a plain message, or ``None`` when it is not plain.
+
+    Plain is a dict with exactly a ``role`` (``system``, ``developer``, ``user`` or
+    ``assistant``) and a string ``content``, or a LangChain ``SystemMessage``, ``HumanMessage``
+    or ``AIMessage`` with a string content and no tool call: such a message measures its
+    content's length, holds no tool use and starts or continues no tool unit. This is the first
+    thing :func:`read_message` asks, so that the long lists of plain messages most harnesses
+    keep are read without building a record for each message.
+    """
+    cls = type(message)
+    if cls is dict:
+        try:
+            content = message["content"]  # type: ignore[index]
+            if type(content) is str and len(message) == 2:  # type: ignore[arg-type]
+                return len(content), _PLAIN_DICT_ROLES[message["role"]]  # type: ignore[index]
+        except (KeyError, TypeError):
+            pass  # no such key, or a role that is not a plain one (or not even hashable)
+        return None
+    try:
+        known = _plain_classes[cls]
+    except KeyError:
+        known = _plain_classes.setdefault(cls, _plain_class_role(cls))
+    if known is None:
+        return None
+    lc: Any = message  # one of LangChain's own message classes: these attributes exist
+    content = lc.content
+    if type(content) is not str:
+        return None
+    if known == "assistant":
+        extra = lc.additional_kwargs
+        if (
+            lc.tool_calls
+            or lc.invalid_tool_calls
+            or type(extra) is not dict
+            or extra.get("function_call") is not None
+        ):
+            return None
+    return len(content), known
+
+
+def _plain_class_role(cls: type) -> Role | None:
+    if not cls.__module__.startswith("langchain_core."):
+        return None
+    return _PLAIN_LANGCHAIN.get(cls.__name__)
+
 
 def _read(message: object, reader: Reader) -> MessageFacts:
     if isinstance(message, Mapping):
@@ -93,9 +161,7 @@ def _read(message: object, reader: Reader) -> MessageFacts:
     )
 
 
-def opaque_facts(
-    message: object, sink: list[str] | None = None, index: int = 0
-) -> MessageFacts:
+def opaque_facts(message: object, sink: list[str] | None = None, index: int = 0) -> MessageFacts:
     """The facts of an item that no shape knows, kept as one opaque unit: an assistant item
     without tool calls, measured by its compact JSON (an object by its ``str``)."""
     text = compact_json(message, index)

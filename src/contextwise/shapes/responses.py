@@ -18,7 +18,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 from contextwise.shapes.estimate import DEFAULT_PART_ESTIMATE
-from contextwise.shapes.facts import MessageFacts, Reader, Role, ToolCall, ToolResult
+from contextwise.shapes.facts import FactsDraft, MessageFacts, Reader, Role, ToolCall, ToolResult
 from contextwise.shapes.parts import read_parts
 
 CALLS: Final[Mapping[str, str]] = {
@@ -75,7 +75,7 @@ _FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
 def read_item(item: Mapping[str, Any], kind: str, reader: Reader) -> MessageFacts:
     """Read a Responses item of a known type other than ``message``."""
     role: Role = "tool" if kind in OUTPUTS or kind == "mcp_approval_response" else "assistant"
-    facts = MessageFacts("openai-responses", role)
+    facts = FactsDraft("openai-responses", role)
     for name in _FIELDS.get(kind, ()):
         value = item.get(name)
         if value is not None:
@@ -103,7 +103,7 @@ def read_item(item: Mapping[str, Any], kind: str, reader: Reader) -> MessageFact
     return reader.finish(facts)
 
 
-def _output(output: object, reader: Reader, facts: MessageFacts) -> None:
+def _output(output: object, reader: Reader, facts: FactsDraft) -> None:
     """An output: text, a list of content parts, a screenshot, or structured shell output."""
     if isinstance(output, list | tuple):
         for entry in output:
@@ -111,7 +111,7 @@ def _output(output: object, reader: Reader, facts: MessageFacts) -> None:
                 reader.text(_string(entry.get("stdout")), "output.stdout")
                 reader.text(_string(entry.get("stderr")), "output.stderr")
         parts = [entry for entry in output if not isinstance(entry, Mapping) or "type" in entry]
-        read_parts(parts, reader, "output", MessageFacts(facts.shape, facts.role))
+        read_parts(parts, reader, "output", FactsDraft(facts.shape, facts.role))
     elif isinstance(output, Mapping):
         if output.get("type") == "computer_screenshot":
             image = _string(output.get("image_url"))
@@ -176,7 +176,7 @@ def item_results(item: Mapping[str, Any]) -> list[ToolResult]:
         return []
     pieces: list[str] = []
     reader = Reader(0, DEFAULT_PART_ESTIMATE, pieces)
-    _output(item.get("output"), reader, MessageFacts("openai-responses", "tool"))
+    _output(item.get("output"), reader, FactsDraft("openai-responses", "tool"))
     return [ToolResult(answered, answered, "\n".join(pieces))]
 
 
