@@ -29,7 +29,7 @@ from contextwise import (
     prepare_step,
     process_context,
 )
-from contextwise.policy import runner as runner_module
+from contextwise.policy import _runner as runner_module
 from support.errors import assert_translated
 
 TRIM = {
@@ -338,7 +338,7 @@ def test_prepare_step_with_a_runner_validates_nothing_again(validations: list[ob
 
 
 def test_the_options_plumbing_is_gone() -> None:
-    engine = importlib.import_module("contextwise.policy.engine")
+    engine = importlib.import_module("contextwise.policy._engine")
     for name in ("RunSetup", "prepare_run", "run_effects", "context_effects", "process_context"):
         assert not hasattr(engine, name), name
     conversation = importlib.import_module("contextwise.integrations._conversation")

@@ -495,7 +495,7 @@ def test_framework_messages_round_trip_through_their_own_json() -> None:
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-    from contextwise.session.codec import decode_message, encode_messages
+    from contextwise.session._codec import decode_message, encode_messages
 
     messages = [
         HumanMessage("Hello"),

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextwise.session import POSITION_GAP, StoredMessage
-from contextwise.session.planner import LOWEST_POSITION, place
+from contextwise.session._planner import LOWEST_POSITION, place
 
 
 def kept(item_id: int, position: int) -> StoredMessage:

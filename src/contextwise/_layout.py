@@ -27,7 +27,7 @@ from contextwise.shapes import (
     PartEstimate,
     read_message,
 )
-from contextwise.shapes.read import plain_size
+from contextwise.shapes._read import plain_size
 
 T = TypeVar("T")
 
@@ -44,7 +44,7 @@ PINNED_ORDER: Final[tuple[str, ...]] = tuple(sorted(PINNED_ROLES))
 @dataclass(frozen=True, slots=True)
 class Profile:
     """Each message's size and role, measured once; ``plain`` when no message can be in a tool
-    unit (every message is plain, see :func:`~contextwise.shapes.read.plain_size`).
+    unit (every message is plain, see :func:`~contextwise.shapes._read.plain_size`).
 
     The lists are never changed in place, so profiles may share them. ``pinned_roles`` lists the
     pinned roles that may occur (all of them unless the measure saw fewer).
@@ -100,10 +100,11 @@ def profile_messages(
 ) -> Profile:
     """Measure every message once.
 
-    Each message is first asked whether it is plain (:func:`~contextwise.shapes.read.plain_size`); a
-    list of plain messages is measured from those answers alone, any other list is read message
-    by message (see :func:`~contextwise.shapes.read_message`). With ``sizes`` (each message's
-    characters, measured earlier), the sizes are taken as they are. Roles are those of
+    Each message is first asked whether it is plain
+    (:func:`~contextwise.shapes._read.plain_size`); a list of plain messages is measured from
+    those answers alone, any other list is read message by message (see
+    :func:`~contextwise.shapes.read_message`). With ``sizes`` (each message's characters,
+    measured earlier), the sizes are taken as they are. Roles are those of
     :class:`~contextwise.shapes.MessageFacts` (a LangChain ``HumanMessage`` is ``user``, a
     Gemini ``model`` content is ``assistant``...). With ``opaque``, an item that no shape knows
     is one opaque unit.
@@ -123,7 +124,7 @@ def profile_messages(
 
 
 def plain_profile(items: Sequence[Message], sizes: list[int] | None = None) -> Profile | None:
-    """The profile of a list of plain messages (see :func:`~contextwise.shapes.read.plain_size`),
+    """The profile of a list of plain messages (see :func:`~contextwise.shapes._read.plain_size`),
     or ``None`` when one message is not plain; with ``sizes``, the sizes are taken as they are."""
     found: list[Any] = list(map(plain_size, items))
     if None in found:

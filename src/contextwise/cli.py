@@ -44,8 +44,8 @@ from contextwise.policy import (
     context_policy_json_schema,
     process_context,
 )
-from contextwise.policy.fragments import coerce_fragments
-from contextwise.policy.model import token_limits
+from contextwise.policy._fragments import coerce_fragments
+from contextwise.policy._model import token_limits
 from contextwise.tokens import EstimateCounter
 
 EXIT_OK = 0

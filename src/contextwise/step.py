@@ -27,11 +27,11 @@ from contextwise.policy import (
     RemovedItem,
     RunnerOptions,
 )
-from contextwise.policy.runner import as_runner, measure_of, runner_core
-from contextwise.routing.model import ModelSpec, RoutingContext
-from contextwise.routing.options import provider_options
-from contextwise.routing.outcome import RouteOutcome, Router
-from contextwise.routing.rules import RuleRouter
+from contextwise.policy._runner import as_runner, measure_of, runner_core
+from contextwise.routing._model import ModelSpec, RoutingContext
+from contextwise.routing._options import provider_options
+from contextwise.routing._outcome import RouteOutcome, Router
+from contextwise.routing._rules import RuleRouter
 from contextwise.tokens import EstimateCounter
 
 

@@ -90,3 +90,28 @@ def test_ruff_refuses_long_complex_functions_and_private_names(tmp_path: Path) -
     assert result.returncode == 1
     for code in ("C901", "PLR0915", "PLC2701"):
         assert code in result.stdout, result.stdout
+
+
+PUBLIC_MODULES = {
+    # A subpackage's public face is its __init__; only the integrations are imported by path.
+    "integrations": {"langchain", "pydantic_ai", "openai_agents"},
+}
+
+
+def test_implementation_modules_are_private_by_layout() -> None:
+    """Inside a subpackage, a module a user does not import by name starts with ``_``; its public
+    names are re-exported by the package (and the root), which is where the reference finds them."""
+    import importlib
+
+    source = ROOT / "src" / "contextwise"
+    public = []
+    for package in sorted(p for p in source.iterdir() if (p / "__init__.py").exists()):
+        allowed = PUBLIC_MODULES.get(package.name, set())
+        for module in sorted(package.glob("*.py")):
+            name = module.stem
+            if name != "__init__" and not name.startswith("_") and name not in allowed:
+                public.append(f"{package.name}/{module.name}")
+        exported = importlib.import_module(f"contextwise.{package.name}")
+        for name in getattr(exported, "__all__", []):
+            assert hasattr(exported, name), f"contextwise.{package.name} lacks {name}"
+    assert public == []

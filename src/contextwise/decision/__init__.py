@@ -10,10 +10,10 @@ same errors, the same timeout and cancellation rules.
 The implementation lives in private-by-convention modules; this package re-exports its public API.
 """
 
-from contextwise.decision.core import ChoiceOutcome, adecide_choice, decide_choice
-from contextwise.decision.faults import CAUSE_CHAIN_DEPTH, is_provider_unavailable
-from contextwise.decision.openai import OpenAIDecisionProvider
-from contextwise.decision.schema import (
+from contextwise.decision._core import ChoiceOutcome, adecide_choice, decide_choice
+from contextwise.decision._faults import CAUSE_CHAIN_DEPTH, is_provider_unavailable
+from contextwise.decision._openai import OpenAIDecisionProvider
+from contextwise.decision._schema import (
     MAX_CHOICES,
     MIN_CHOICES,
     PROBABILITY_TOLERANCE,
@@ -30,7 +30,7 @@ from contextwise.decision.schema import (
     TextAnswer,
     TextQuestion,
 )
-from contextwise.decision.state import STATE_MAX_DEPTH, check_json_state
+from contextwise.decision._state import STATE_MAX_DEPTH, check_json_state
 
 __all__ = [
     "CAUSE_CHAIN_DEPTH",

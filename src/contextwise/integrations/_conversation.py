@@ -33,10 +33,10 @@ from contextwise import (
 )
 from contextwise._effects import await_blocking
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
-from contextwise.policy.runner import as_runner, measure_of
-from contextwise.policy.validation import check_fragments
-from contextwise.session.codec import decode_message, encode_messages
-from contextwise.session.conversations import check_ttl
+from contextwise.policy._runner import as_runner, measure_of
+from contextwise.policy._validation import check_fragments
+from contextwise.session._codec import decode_message, encode_messages
+from contextwise.session._conversations import check_ttl
 
 MessageT = TypeVar("MessageT")
 

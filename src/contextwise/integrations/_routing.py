@@ -17,9 +17,9 @@ from typing import Any, Final, Generic, TypeVar
 from contextwise._translation import short_text
 from contextwise.effort import Effort, is_effort
 from contextwise.errors import RoutingConfigurationError
-from contextwise.routing.model import ModelSpec, RoutingContext
-from contextwise.routing.options import provider_options
-from contextwise.routing.outcome import RouteOutcome, Router
+from contextwise.routing._model import ModelSpec, RoutingContext
+from contextwise.routing._options import provider_options
+from contextwise.routing._outcome import RouteOutcome, Router
 
 ModelT = TypeVar("ModelT")
 

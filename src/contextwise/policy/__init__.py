@@ -3,8 +3,8 @@
 The implementation lives in the modules of this package; this package re-exports its public API.
 """
 
-from contextwise.policy.engine import AppMutation, Compressor
-from contextwise.policy.fragments import (
+from contextwise.policy._engine import AppMutation, Compressor
+from contextwise.policy._fragments import (
     ContextResult,
     Fragment,
     FragmentField,
@@ -12,7 +12,7 @@ from contextwise.policy.fragments import (
     RemovedItem,
     TextFragment,
 )
-from contextwise.policy.model import (
+from contextwise.policy._model import (
     CLEARED_PLACEHOLDER,
     CLIP_MARKER,
     DEFAULT_TRIM_MARKER,
@@ -33,7 +33,7 @@ from contextwise.policy.model import (
     StepKind,
     TrimStep,
 )
-from contextwise.policy.report import (
+from contextwise.policy._report import (
     ChangeError,
     ChangeStatus,
     ContextChange,
@@ -43,15 +43,15 @@ from contextwise.policy.report import (
     ConversationStatus,
     TokenReport,
 )
-from contextwise.policy.runner import (
+from contextwise.policy._runner import (
     PolicyRunner,
     RunnerOptions,
     UnknownItems,
     aprocess_context,
     process_context,
 )
-from contextwise.policy.schema import context_policy_json_schema
-from contextwise.policy.validation import validate_context_policy
+from contextwise.policy._schema import context_policy_json_schema
+from contextwise.policy._validation import validate_context_policy
 
 __all__ = [
     "CLEARED_PLACEHOLDER",

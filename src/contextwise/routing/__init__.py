@@ -3,7 +3,7 @@
 The implementation lives in private-by-convention modules; this package re-exports its public API.
 """
 
-from contextwise.routing.model import (
+from contextwise.routing._model import (
     APIS,
     DEFAULT_MIN_CONFIDENCE,
     DEFAULT_REASONING_TOKENS,
@@ -16,8 +16,8 @@ from contextwise.routing.model import (
     RoutingContext,
     StateFunction,
 )
-from contextwise.routing.options import provider_options
-from contextwise.routing.outcome import (
+from contextwise.routing._options import provider_options
+from contextwise.routing._outcome import (
     LOGGER_NAME,
     DecisionFailedEvent,
     DecisionFinishedEvent,
@@ -30,13 +30,13 @@ from contextwise.routing.outcome import (
     RoutingEvent,
     RuleFailedEvent,
 )
-from contextwise.routing.router import (
+from contextwise.routing._router import (
     REASONING_BLOCK_TYPES,
     REASONING_MESSAGE_KEYS,
     ModelRouter,
     default_state,
 )
-from contextwise.routing.rules import RULES_PROVIDER, RoutingRule, RulePredicate, RuleRouter
+from contextwise.routing._rules import RULES_PROVIDER, RoutingRule, RulePredicate, RuleRouter
 
 __all__ = [
     "APIS",

@@ -6,9 +6,9 @@ reduction; the stores are :class:`MemoryStore`, :class:`SQLiteStore` (the embedd
 :class:`SessionStore` protocol.
 """
 
-from contextwise.session.core import ArchivedMessage, ContextSession
-from contextwise.session.memory import MemoryStore
-from contextwise.session.records import (
+from contextwise.session._core import ArchivedMessage, ContextSession
+from contextwise.session._memory import MemoryStore
+from contextwise.session._records import (
     IDEMPOTENCY_WINDOW,
     POSITION_GAP,
     SESSION_ID_LIMIT,
@@ -22,8 +22,8 @@ from contextwise.session.records import (
     StoredArchiveItem,
     StoredMessage,
 )
-from contextwise.session.sqlalchemy import SQLAlchemyStore
-from contextwise.session.sqlite import SQLiteStore
+from contextwise.session._sqlalchemy import SQLAlchemyStore
+from contextwise.session._sqlite import SQLiteStore
 
 __all__ = [
     "IDEMPOTENCY_WINDOW",

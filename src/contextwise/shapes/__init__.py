@@ -1,20 +1,19 @@
-"""Message shapes: every form of chat message that contextwise reads, each in one module.
+"""Message shapes: every form of chat message that contextwise reads.
 
-- :mod:`~contextwise.shapes.chat`: OpenAI Chat, Anthropic Messages, and the Responses ``message``
-  item;
-- :mod:`~contextwise.shapes.responses`: the other OpenAI Responses items (tool calls and their
-  outputs, hosted calls, reasoning);
-- :mod:`~contextwise.shapes.gemini`: Gemini contents;
-- :mod:`~contextwise.shapes.langchain` and :mod:`~contextwise.shapes.pydantic_ai`: the
-  frameworks' message objects, read through their attributes without importing the frameworks;
-- :mod:`~contextwise.shapes.parts`: the content parts the dict shapes share;
-- :mod:`~contextwise.shapes.estimate`: the estimates of parts without text.
+It reads:
+
+- OpenAI Chat and Anthropic Messages messages, and the Responses ``message`` item;
+- the other OpenAI Responses items (tool calls and their outputs, hosted calls, reasoning);
+- Gemini contents;
+- LangChain's and pydantic-ai's message objects, through their attributes, without importing the
+  frameworks;
+- the content parts that the dict shapes share, with an estimate for the parts without text.
 
 :func:`read_message` recognises a message and returns its :class:`MessageFacts`; everything that
 takes messages reads them through it.
 """
 
-from contextwise.shapes.estimate import (
+from contextwise.shapes._estimate import (
     DEFAULT_PART_ESTIMATE,
     ImageRule,
     PartEstimate,
@@ -22,15 +21,15 @@ from contextwise.shapes.estimate import (
     image_size,
     image_tokens,
 )
-from contextwise.shapes.facts import (
+from contextwise.shapes._facts import (
     PINNED_ROLES,
     CallKey,
     MessageFacts,
     MessageShape,
     Role,
 )
-from contextwise.shapes.read import message_shape, plain_message, read_message
-from contextwise.shapes.summary import SummaryRole, summary_message
+from contextwise.shapes._read import message_shape, plain_message, read_message
+from contextwise.shapes._summary import SummaryRole, summary_message
 
 __all__ = [
     "DEFAULT_PART_ESTIMATE",
