@@ -55,6 +55,7 @@ class ChoiceOutcome:
     fallback model, a context policy falls back to its ``sequence`` selection.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest, decide_choice
         >>> class Sure:
         ...     name = "sure"
         ...
@@ -115,6 +116,7 @@ def decide_choice(
     running here, so this function also works inside Jupyter or an async web handler.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest, decide_choice
         >>> class Unsure:
         ...     name = "unsure"
         ...
@@ -183,6 +185,7 @@ async def adecide_choice(
         QuotaExceededError: When the provider raises it.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest, adecide_choice
         >>> import asyncio
         >>> class Confident:
         ...     name = "confident"
@@ -407,7 +410,11 @@ def is_provider_unavailable(
             error as ``__cause__``).
 
     Examples:
-        >>> from contextwise import ProviderUnavailableError, QuotaExceededError
+        >>> from contextwise import (
+        ...     ProviderUnavailableError,
+        ...     QuotaExceededError,
+        ...     is_provider_unavailable,
+        ... )
         >>> try:
         ...     raise RuntimeError("request failed") from ProviderUnavailableError("503")
         ... except RuntimeError as exc:
@@ -569,8 +576,8 @@ def check_json_state(state: object, *, field: str = "state") -> None:
             locates the faulty value, such as ``$.messages[2].content``.
 
     Examples:
+        >>> from contextwise import RoutingConfigurationError, check_json_state
         >>> check_json_state({"step": 3, "messages": [{"role": "user", "content": "hi"}]})
-        >>> from contextwise import RoutingConfigurationError
         >>> try:
         ...     check_json_state({"scores": [0.5, float("nan")]})
         ... except RoutingConfigurationError as err:

@@ -55,6 +55,7 @@ class Fragment:
             or a tuple.
 
     Examples:
+        >>> from contextwise import Fragment
         >>> history = Fragment("history", messages=[{"role": "user", "content": "Hi"}])
         >>> history.field, history.chars
         ('messages', 2)
@@ -160,6 +161,7 @@ class Fragment:
             The new fragment.
 
         Examples:
+            >>> from contextwise import Fragment
             >>> Fragment("h", messages=[]).with_messages([{"role": "user", "content": "x"}]).chars
             1
         """
@@ -175,6 +177,7 @@ class Fragment:
             The new fragment.
 
         Examples:
+            >>> from contextwise import Fragment
             >>> Fragment("doc", text="long text").with_text("short").text
             'short'
         """
@@ -244,7 +247,7 @@ class ContextResult:
     whole text that was replaced.
 
     Examples:
-        >>> from contextwise import ContextPolicy, process_context
+        >>> from contextwise import ContextPolicy, Fragment, process_context
         >>> result = process_context(ContextPolicy(mode="validate"), [Fragment("doc", text="Hi")])
         >>> result.fragment("doc").text, result.removed
         ('Hi', {'doc': []})

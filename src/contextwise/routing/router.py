@@ -49,6 +49,7 @@ class RouteOutcome(BaseModel):
     """The result of one routing decision: the chosen candidate, why, and what it cost.
 
     Examples:
+        >>> from contextwise import ModelSpec, RouteOutcome
         >>> outcome = RouteOutcome(
         ...     step=2,
         ...     choice="deep",
@@ -108,6 +109,7 @@ class DecisionStartedEvent:
     """Sent when the router starts a decision, before the state is built.
 
     Examples:
+        >>> from contextwise import DecisionStartedEvent
         >>> event = DecisionStartedEvent(
         ...     step=3, provider="openai", router_model="router-mini", question="model"
         ... )
@@ -136,6 +138,7 @@ class DecisionFinishedEvent:
     """Sent when the provider answered with a valid choice.
 
     Examples:
+        >>> from contextwise import DecisionFinishedEvent
         >>> event = DecisionFinishedEvent(
         ...     step=3, provider="openai", router_model="router-mini", question="model",
         ...     choice="deep", confidence=0.92, duration_ms=41.5, usage=None,
@@ -177,7 +180,7 @@ class DecisionFailedEvent:
     """Sent when a decision failed: a provider error, a bad answer or state, a cancellation.
 
     Examples:
-        >>> from contextwise import ProviderUnavailableError
+        >>> from contextwise import DecisionFailedEvent, ProviderUnavailableError
         >>> event = DecisionFailedEvent(
         ...     step=3, provider="openai", router_model="router-mini", question="model",
         ...     error=ProviderUnavailableError("503 from upstream"), fallback=True,
@@ -218,6 +221,7 @@ class RouteEvent:
     """Sent last, when the router has chosen a model for the step.
 
     Examples:
+        >>> from contextwise import RouteEvent
         >>> event = RouteEvent(
         ...     step=3, choice="fast", model="small", reason="unavailable", confidence=None,
         ...     effort_sent=None, usage=None, duration_ms=12.3,
@@ -283,6 +287,7 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
             ``not_an_instance``).
 
     Examples:
+        >>> from contextwise import RoutingContext, default_state
         >>> context = RoutingContext(
         ...     step=1,
         ...     model="fast",
@@ -393,7 +398,14 @@ class ModelRouter:
             ``invalid_routing``) or ``on_event`` is not callable (code ``on_event_not_callable``).
 
     Examples:
-        >>> from contextwise import ChoiceQuestion, Decision, DecisionRequest, ModelRouting
+        >>> from contextwise import (
+        ...     ChoiceQuestion,
+        ...     Decision,
+        ...     DecisionRequest,
+        ...     ModelRouter,
+        ...     ModelRouting,
+        ...     RoutingContext,
+        ... )
         >>> class Router:
         ...     name = "scripted"
         ...
@@ -454,7 +466,13 @@ class ModelRouter:
         handler.
 
         Examples:
-            >>> from contextwise import ChoiceQuestion, Decision, ModelRouting
+            >>> from contextwise import (
+            ...     ChoiceQuestion,
+            ...     Decision,
+            ...     ModelRouter,
+            ...     ModelRouting,
+            ...     RoutingContext,
+            ... )
             >>> class Unsure:
             ...     name = "unsure"
             ...
@@ -500,7 +518,13 @@ class ModelRouter:
 
         Examples:
             >>> import asyncio
-            >>> from contextwise import ChoiceQuestion, Decision, ModelRouting
+            >>> from contextwise import (
+            ...     ChoiceQuestion,
+            ...     Decision,
+            ...     ModelRouter,
+            ...     ModelRouting,
+            ...     RoutingContext,
+            ... )
             >>> class Down:
             ...     name = "down"
             ...
