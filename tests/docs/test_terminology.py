@@ -94,7 +94,8 @@ def source_terms(glossary: str) -> list[tuple[str, list[str], list[str]]]:
 
 
 def english_pattern(term: str) -> re.Pattern[str]:
-    """A whole word, singular or plural (``tool unit``, ``harnesses``), or a prefix (``compact*``)."""
+    """A whole word, singular or plural (``tool unit``, ``harnesses``), or a prefix
+    (``compact*``)."""
     if term.endswith("*"):
         return re.compile(rf"\b{re.escape(term[:-1])}", re.I)
     return re.compile(rf"\b{re.escape(term)}(?:s|es)?\b", re.I)
@@ -159,7 +160,8 @@ def test_a_translation_that_drops_the_glossary_rendering_is_found() -> None:
     rows = source_terms(_glossary("zh"))
     compaction = Pair("x", "The messages after compaction.", "压缩后的消息。")
     assert missing_renderings(compaction, rows) == ["'compact*' (write '精简')"]
-    assert missing_renderings(Pair("x", "The messages after compaction.", "精简后的消息。"), rows) == []
+    compacted = Pair("x", "The messages after compaction.", "精简后的消息。")
+    assert missing_renderings(compacted, rows) == []
     blank = Pair("x", "{field} must be a non-blank string.", "{field} 必须是非空字符串。")
     assert missing_renderings(blank, rows) == ["'blank' (write '空白')"]
     # code is not English prose: ``strategy="last"`` asks for no rendering of "strategy"
