@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 DOMAINS = ("contextwise", "reference", "site")
-GENERATED = ("reference",)
+GENERATED = ("reference", "performance.md")  # written by gen_sdk_reference and perf_page
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$",
                    re.M | re.S)
