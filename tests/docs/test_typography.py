@@ -164,3 +164,19 @@ def test_french_messages_quote_with_guillemets(domain: str) -> None:
     ]
     assert not found, "\n".join(found)
     assert quoted.search("la session '{key}' ") and not quoted.search("l'indice d'un 'x(")
+
+
+def test_chinese_pages_put_no_space_between_a_link_and_a_chinese_character() -> None:
+    """Hand-written pages; the reference shows its roles (:class:`X`) as its catalog spaces them."""
+    spaced = re.compile(
+        rf"(?:\]\([^)\s]+\)|\]\[[^\]\s]+\]) (?=[{CHINESE}])|(?<=[{CHINESE}]) \[[^\]\n]+\][(\[]"
+    )
+    found = [
+        f"{page.relative_to(ROOT)}: {match.group(0)!r}"
+        for page in CHINESE_PAGES
+        if "reference" not in page.relative_to(ROOT / "docs/zh").parts
+        for _, piece in prose_pieces(page.read_text(encoding="utf-8"), keep_inline=True)
+        for match in spaced.finditer(piece)
+    ]
+    assert not found, "\n".join(found)
+    assert spaced.search("见 [术语表](glossary.md)") and spaced.search("[入门](a.md) 用")
