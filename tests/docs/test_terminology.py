@@ -172,7 +172,24 @@ def test_a_translation_that_drops_the_glossary_rendering_is_found() -> None:
 
 def test_the_settled_chinese_terms_are_in_the_glossary() -> None:
     glossary = _glossary("zh")
-    for term in ("推理强度等级", "错误码", "精简", "校验", "构造", "选择模式", "提供方", "法文"):
+    for term in (
+        "推理强度等级",
+        "错误码",
+        "精简",
+        "校验",
+        "构造",
+        "选择模式",
+        "提供方",
+        "法文",
+        "空白",
+        "形态",
+        "算法",
+        "分词器",
+        "摘要器",
+        "工作线程",
+        "端点",
+        "路由结果",
+    ):
         assert f"| {term} |" in glossary, term
 
 
