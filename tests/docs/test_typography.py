@@ -181,3 +181,25 @@ def test_chinese_pages_put_no_space_between_a_link_and_a_chinese_character() -> 
     ]
     assert not found, "\n".join(found)
     assert spaced.search("见 [术语表](glossary.md)") and spaced.search("[入门](a.md) 用")
+
+
+def test_chinese_counts_take_their_measure_word() -> None:
+    """128,000 个词元, never 128,000 词元: a number of tokens takes 个, in pages and catalogs."""
+    bare = re.compile(r"(?<![\w.])[\d,]*\d ?词元")
+    texts = [
+        (page.relative_to(ROOT).as_posix(), page.read_text(encoding="utf-8"))
+        for page in CHINESE_PAGES
+    ]
+    texts += [
+        (where, s)
+        for domain in ("contextwise", "reference", "site")
+        for where, s in _strings("zh", domain)
+    ]
+    found = [
+        f"{where}: {match.group(0)!r}"
+        for where, text in texts
+        for _, piece in prose_pieces(text)
+        for match in bare.finditer(piece)
+    ]
+    assert not found, "\n".join(found)
+    assert bare.search("128,000 词元") and not bare.search("128,000 个词元")
