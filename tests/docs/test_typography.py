@@ -167,20 +167,27 @@ def test_french_messages_quote_with_guillemets(domain: str) -> None:
     assert quoted.search("la session '{key}' ") and not quoted.search("l'indice d'un 'x(")
 
 
-def test_chinese_pages_put_no_space_between_a_link_and_a_chinese_character() -> None:
-    """Hand-written pages; the reference shows its roles (:class:`X`) as its catalog spaces them."""
-    spaced = re.compile(
-        rf"(?:\]\([^)\s]+\)|\]\[[^\]\s]+\]) (?=[{CHINESE}])|(?<=[{CHINESE}]) \[[^\]\n]+\][(\[]"
+def test_chinese_pages_space_links_as_they_space_code() -> None:
+    """A link reads like its text: a Chinese link text touches the Chinese around it, a link whose
+    text is code or Latin is set off by a space, like inline code (用 `x` 这个). Hand-written pages;
+    the reference shows its roles (:class:`X`) as its catalog spaces them."""
+    target = r"(?:\([^)\s]+\)|\[[^\]\s]+\])"
+    wrong = re.compile(
+        rf"\[[^\]\n]*[{CHINESE}]\]{target} (?=[{CHINESE}])"  # Chinese text, then a space
+        rf"|(?<=[{CHINESE}]) \[[{CHINESE}][^\]\n]*\][(\[]"  # a space, then Chinese text
+        rf"|\[[^\]\n]*[`A-Za-z0-9)]\]{target}(?=[\u4e00-\u9fff])"  # code or Latin, no space
+        rf"|(?<=[\u4e00-\u9fff])\[[`A-Za-z0-9][^\]\n]*\][(\[]"  # no space, then code or Latin
     )
     found = [
         f"{page.relative_to(ROOT)}: {match.group(0)!r}"
         for page in CHINESE_PAGES
         if "reference" not in page.relative_to(ROOT / "docs/zh").parts
         for _, piece in prose_pieces(page.read_text(encoding="utf-8"), keep_inline=True)
-        for match in spaced.finditer(piece)
+        for match in wrong.finditer(piece)
     ]
     assert not found, "\n".join(found)
-    assert spaced.search("见 [术语表](glossary.md)") and spaced.search("[入门](a.md) 用")
+    assert wrong.search("见 [术语表](glossary.md)") and wrong.search("[入门](a.md) 用")
+    assert wrong.search("[`clear`](#clear)步骤") and not wrong.search("[`clear`](#clear) 步骤")
 
 
 def test_chinese_counts_take_their_measure_word() -> None:
