@@ -231,3 +231,11 @@ def test_a_legend_word_outside_the_catalogs_is_found() -> None:
     assert _words_outside_catalogs("contextwise (dicts)", "fr") == ["dicts"]
     assert _words_outside_catalogs("contextwise (dictionnaires)", "fr") == []
     assert _words_outside_catalogs("12\u202f000", "fr") == []
+
+
+@pytest.mark.parametrize("language", ["fr", "zh"])
+def test_the_committed_page_shows_no_english_label(language: str) -> None:
+    text = (ROOT / "docs" / language / "performance.md").read_text(encoding="utf-8")
+    outputs = text.split("{#outputs}")[0]  # the benchmarks' own output is shown as printed
+    for english in ("**dicts**", "**objects**", "clear+trim", "Trimmed by", "Mean prompt"):
+        assert english not in outputs, english
