@@ -31,7 +31,13 @@ Goals (Anthropic pricing): each integration's total billed input at most 1.05 x
 ``ContextSession``'s and at most 0.60 x ``trim_messages``'; a cache-hit share of at least 90 %;
 fewer summarizer calls than ``SummarizationMiddleware``; the clear-then-trim row never above the
 limit, with the current task in every prompt. Exit status 0 when every goal is met,
-2 otherwise. The run is deterministic: tests/test_bench_cost.py asserts the same figures.
+2 otherwise.
+
+A last table sweeps the target (``TARGETS``, each with its limit in the same 5 to 3 ratio) for
+the rows whose size can move: ``trim_messages`` (``max_tokens`` = the limit),
+``SummarizationMiddleware``, ``ContextSession`` and its clear-then-trim policy. Each prints its
+mean prompt and its total billed input at each target; the Performance page draws one against
+the other. The run is deterministic: tests/test_bench_cost.py asserts the same figures.
 
     python benchmarks/bench_cost.py
 """
@@ -50,6 +56,9 @@ from typing import Any
 
 LIMIT = 120_000
 TARGET = 72_000
+TARGETS = (36_000, 54_000, 72_000, 90_000, 108_000)
+"""The targets of the sweep that the Performance page draws (billed input against mean prompt);
+each with the limit in the same ratio as ``TARGET`` to ``LIMIT`` (60,000 to 180,000)."""
 TURNS = 64
 SEED = 20261201
 SYSTEM = "You are a research assistant. Use the lookup tool, then answer in a short paragraph."
@@ -168,11 +177,16 @@ def key_of(data: Any) -> str:
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
-def policy() -> dict[str, Any]:
+def limit_for(target: int) -> int:
+    """The limit that goes with a target: the same ratio as ``TARGET`` to ``LIMIT``."""
+    return target * LIMIT // TARGET
+
+
+def policy(target: int = TARGET) -> dict[str, Any]:
     return {
         "mode": "reduce",
-        "trigger_chars": LIMIT,
-        "target_input_chars": TARGET,
+        "trigger_chars": limit_for(target),
+        "target_input_chars": target,
         "steps": [
             {
                 "id": "summary",
@@ -181,7 +195,7 @@ def policy() -> dict[str, Any]:
                 "compressor": "summarize",
                 "keep_groups": 1,
             },
-            {"id": "trim", "kind": "trim", "fragment_id": "history", "target_chars": TARGET},
+            {"id": "trim", "kind": "trim", "fragment_id": "history", "target_chars": target},
         ],
     }
 
@@ -267,7 +281,7 @@ def _langchain_run(ledger: Ledger, middleware: list[Any], turns: list[Turn]) -> 
         agent.invoke({"messages": [HumanMessage(turn.question)]}, config)
 
 
-def run_trim_messages(turns: list[Turn]) -> Ledger:
+def run_trim_messages(turns: list[Turn], target: int = TARGET) -> Ledger:
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.messages import trim_messages
 
@@ -285,7 +299,7 @@ def run_trim_messages(turns: list[Turn]) -> Ledger:
                 strategy="last",
                 start_on="human",
                 include_system=True,
-                max_tokens=LIMIT,
+                max_tokens=limit_for(target),
                 token_counter=chars,
             )
             return handler(request.override(messages=trimmed))
@@ -294,7 +308,7 @@ def run_trim_messages(turns: list[Turn]) -> Ledger:
     return ledger
 
 
-def run_summarization_middleware(turns: list[Turn]) -> Ledger:
+def run_summarization_middleware(turns: list[Turn], target: int = TARGET) -> Ledger:
     from langchain.agents.middleware import SummarizationMiddleware
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
@@ -314,8 +328,8 @@ def run_summarization_middleware(turns: list[Turn]) -> Ledger:
 
     middleware = SummarizationMiddleware(
         model=Summarizer(messages=iter([SUMMARY] * 10_000)),
-        trigger=("tokens", LIMIT),
-        keep=("tokens", TARGET),
+        trigger=("tokens", limit_for(target)),
+        keep=("tokens", target),
         token_counter=chars,
         trim_tokens_to_summarize=None,
     )
@@ -522,12 +536,12 @@ def _chat_keys(messages: Sequence[Any]) -> list[tuple[str, int]]:
     return [(key_of(message), message_chars(message)) for message in messages]
 
 
-def run_session(turns: list[Turn]) -> Ledger:
+def run_session(turns: list[Turn], target: int = TARGET) -> Ledger:
     from contextwise import ContextSession, MemoryStore
 
     ledger = Ledger("ContextSession")
     session = ContextSession(
-        policy(), MemoryStore(), "cost", compressors={"summarize": summarizer(ledger)}
+        policy(target), MemoryStore(), "cost", compressors={"summarize": summarizer(ledger)}
     )
     for new in chat_calls(turns):
         session.add(new)
@@ -535,13 +549,13 @@ def run_session(turns: list[Turn]) -> Ledger:
     return ledger
 
 
-def clear_then_trim_policy() -> dict[str, Any]:
+def clear_then_trim_policy(target: int = TARGET) -> dict[str, Any]:
     """Clear the older tool results (the model can recall them), then trim whole tool units,
     keeping the current turn's task."""
     return {
         "mode": "reduce",
-        "trigger_chars": LIMIT,
-        "target_input_chars": TARGET,
+        "trigger_chars": limit_for(target),
+        "target_input_chars": target,
         "steps": [
             {"id": "clear", "kind": "clear", "fragment_id": "history", "keep_recent": 3},
             {
@@ -549,18 +563,18 @@ def clear_then_trim_policy() -> dict[str, Any]:
                 "kind": "trim",
                 "fragment_id": "history",
                 "grouping": {"kind": "tool-unit", "keep_task": True},
-                "target_chars": TARGET,
+                "target_chars": target,
             },
         ],
     }
 
 
-def run_clear_then_trim(turns: list[Turn]) -> Ledger:
+def run_clear_then_trim(turns: list[Turn], target: int = TARGET) -> Ledger:
     """ContextSession with the clear-then-trim policy; every prompt keeps the current task."""
     from contextwise import ContextSession, MemoryStore
 
     ledger = Ledger("ContextSession, clear+trim")
-    session = ContextSession(clear_then_trim_policy(), MemoryStore(), "cost")
+    session = ContextSession(clear_then_trim_policy(target), MemoryStore(), "cost")
     task = ""
     for new in chat_calls(turns):
         task = next((m["content"] for m in new if m["role"] == "user"), task)
@@ -600,6 +614,37 @@ def measure(turns: list[Turn] | None = None) -> dict[str, Ledger]:
     conversation_turns = conversation() if turns is None else turns
     ledgers = [row(conversation_turns) for row in ROWS]
     return {ledger.name: ledger for ledger in ledgers}
+
+
+SWEPT: tuple[Callable[[list[Turn], int], Ledger], ...] = (
+    run_trim_messages,
+    run_summarization_middleware,
+    run_session,
+    run_clear_then_trim,
+)
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One row at one target: its mean prompt and its total billed input, in tokens."""
+
+    name: str
+    target: int
+    mean_prompt: int
+    billed: float
+
+
+def sweep(turns: list[Turn] | None = None, targets: Sequence[int] = TARGETS) -> list[SweepPoint]:
+    """The rows whose size can move, at each target (and its limit): what a smaller context
+    saves, and what it costs in cache hits."""
+    conversation_turns = conversation() if turns is None else turns
+    points: list[SweepPoint] = []
+    for row in SWEPT:
+        for target in targets:
+            ledger = row(conversation_turns, target)
+            mean = ledger.sent_tokens // max(1, ledger.calls)
+            points.append(SweepPoint(ledger.name, target, mean, ledger.billed))
+    return points
 
 
 def goals(ledgers: dict[str, Ledger]) -> list[tuple[str, bool]]:
@@ -660,6 +705,14 @@ def main() -> int:
     results = goals(ledgers)
     for text, met in results:
         print(("met     " if met else "MISSED  ") + text)
+    print()
+    print("billed input against mean prompt, by target (characters):")
+    print(f"{'row':<26}{'limit':>9}{'target':>9}{'mean prompt':>13}{'billed (Anthropic)':>20}")
+    for point in sweep():
+        print(
+            f"{point.name:<26}{limit_for(point.target):>9,}{point.target:>9,}"
+            f"{point.mean_prompt:>13,}{point.billed:>20,.0f}"
+        )
     return 0 if all(met for _, met in results) else 2
 
 

@@ -56,3 +56,34 @@ def test_the_pricing_follows_the_providers_rules() -> None:
     small.prompt([("a", 400)])
     small.prompt([("a", 400), ("b", 40)])  # under 1,024 tokens nothing is cached
     assert small.anthropic_cached == 0 and small.openai_cached == 0
+
+
+def test_a_larger_target_sends_larger_prompts_and_bills_more() -> None:
+    turns = bench_cost.conversation()
+    small, large = (bench_cost.run_session(turns, target) for target in (36_000, 108_000))
+    assert bench_cost.limit_for(36_000) == 60_000 and bench_cost.limit_for(108_000) == 180_000
+    assert (small.sent_tokens // small.calls, round(small.billed)) == (9_156, 1_414_211)
+    assert (large.sent_tokens // large.calls, round(large.billed)) == (23_443, 1_896_309)
+
+
+@pytest.mark.slow
+def test_the_target_sweep_is_what_the_performance_page_draws() -> None:
+    points = bench_cost.sweep()
+    rows: dict[str, list[bench_cost.SweepPoint]] = {}
+    for point in points:
+        rows.setdefault(point.name, []).append(point)
+    assert set(rows) == {
+        "trim_messages",
+        "SummarizationMiddleware",
+        "ContextSession",
+        "ContextSession, clear+trim",
+    }
+    for name, line in rows.items():
+        assert [p.target for p in line] == list(bench_cost.TARGETS), name
+        assert [p.mean_prompt for p in line] == sorted(p.mean_prompt for p in line), name
+    # at every target, the session bills less than both LangChain rows
+    for index in range(len(bench_cost.TARGETS)):
+        session = rows["ContextSession"][index].billed
+        assert session < rows["trim_messages"][index].billed
+        assert session < rows["SummarizationMiddleware"][index].billed
+    assert round(rows["ContextSession"][2].billed) == 1_601_814  # the main table's target

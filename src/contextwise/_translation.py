@@ -54,6 +54,7 @@ The one list the project reads: the error catalogs, the reference generator, the
 and the site configuration's check all follow it.
 
 Examples:
+    >>> from contextwise.i18n import LANGUAGES
     >>> [language.code for language in LANGUAGES]
     ['en', 'fr', 'zh']
 """

@@ -128,6 +128,7 @@ class BudgetSegment(CodedModel):
             ``unknown_key``, ``wrong_type``, ``invalid_json``).
 
     Examples:
+        >>> from contextwise import BudgetSegment, InvalidValueError
         >>> BudgetSegment("instructions", 1200)
         BudgetSegment(id='instructions', tokens=1200, priority=0, required=True)
         >>> BudgetSegment(id="history", tokens=899.5, priority=1, required=False).tokens
@@ -229,6 +230,7 @@ class BudgetPlan(CodedModel):
     (``missing_key``, ``unknown_key``, ``wrong_type``, ``invalid_json``...).
 
     Examples:
+        >>> from contextwise import ContextBudget
         >>> budget = ContextBudget(window=1000, output=100, safety=0)
         >>> plan = budget.plan(
         ...     [{"id": "a", "tokens": 600}, {"id": "b", "tokens": 400, "required": False}]
@@ -298,6 +300,7 @@ class ContextBudget:
             ``reserves_exceed_window``).
 
     Examples:
+        >>> from contextwise import ContextBudget
         >>> budget = ContextBudget(window=32_000, output=2_000, reasoning=4_000)
         >>> budget
         ContextBudget(window=32000, output=2000, reasoning=4000, safety=640)
@@ -367,6 +370,7 @@ class ContextBudget:
             The window minus the output, reasoning and safety reserves, in tokens.
 
         Examples:
+            >>> from contextwise import ContextBudget
             >>> budget = ContextBudget(window=10_000, output=1_000, reasoning=2_000, safety=0)
             >>> budget.context_budget()
             7000
@@ -390,6 +394,7 @@ class ContextBudget:
             InvalidValueError: When ``tokens`` is negative, NaN or infinite.
 
         Examples:
+            >>> from contextwise import ContextBudget
             >>> budget = ContextBudget(window=10_000, output=1_000, safety=0)
             >>> budget.fits(9_000), budget.fits(9_001)
             (True, False)
@@ -409,6 +414,7 @@ class ContextBudget:
             InvalidValueError: When ``tokens`` is negative, NaN or infinite.
 
         Examples:
+            >>> from contextwise import ContextBudget, ContextOverflowError
             >>> budget = ContextBudget(window=10_000, output=1_000, safety=0)
             >>> budget.assert_fits(9_000)
             >>> try:
@@ -472,6 +478,7 @@ class ContextBudget:
                 ``not_a_bool``).
 
         Examples:
+            >>> from contextwise import ContextBudget
             >>> budget = ContextBudget(window=10_000, output=1_000, safety=0)
             >>> plan = budget.plan([
             ...     {"id": "instructions", "tokens": 2_000},

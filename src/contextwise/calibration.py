@@ -63,6 +63,7 @@ def counter_key(counter: object) -> str:
         The key.
 
     Examples:
+        >>> from contextwise import EstimateCounter, counter_key
         >>> counter_key(EstimateCounter())
         'estimate@2'
     """
@@ -171,6 +172,7 @@ class CalibratedCounter:
             (code ``invalid_calibration_state``).
 
     Examples:
+        >>> from contextwise import CalibratedCounter, Usage
         >>> counter = CalibratedCounter()
         >>> request = {"system": "Be brief.", "messages": [
         ...     {"role": "user", "content": "What changed in the budget guide?"}]}
@@ -409,6 +411,7 @@ class ModelCounter:
     overhead is in :attr:`overheads`.
 
     Examples:
+        >>> from contextwise import CalibratedCounter
         >>> counter = CalibratedCounter().for_model("m")
         >>> counter.count("Hello, world!"), counter.scale(10)
         (4, 10)

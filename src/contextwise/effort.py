@@ -49,6 +49,7 @@ class Effort(StrEnum, metaclass=_EffortType):
     :class:`InvalidValueError` with the code ``invalid_effort``.
 
     Examples:
+        >>> from contextwise import Effort
         >>> Effort.LOW < Effort.HIGH
         True
         >>> Effort.MEDIUM == "medium"
@@ -126,6 +127,7 @@ def is_effort(value: object) -> TypeGuard[EffortLevel]:
         ``"low"``, ``"medium"``, ``"high"`` and ``"max"``.
 
     Examples:
+        >>> from contextwise import Effort, is_effort
         >>> is_effort("high"), is_effort(Effort.LOW)
         (True, True)
         >>> is_effort("extreme"), is_effort("High"), is_effort(3)
@@ -149,6 +151,7 @@ def compare_effort(a: EffortLevel, b: EffortLevel) -> int:
         InvalidTypeError: When a value is not a string (code ``invalid_effort_type``).
 
     Examples:
+        >>> from contextwise import Effort, compare_effort
         >>> compare_effort("low", "high")
         -1
         >>> compare_effort(Effort.MAX, "max")
@@ -186,6 +189,7 @@ def clamp_effort(requested: EffortLevel, supported: Iterable[EffortLevel] | None
             ``supported`` is a single string or not a collection (code ``not_a_collection``).
 
     Examples:
+        >>> from contextwise import Effort, clamp_effort
         >>> clamp_effort("medium", ["low", "medium", "high"])
         <Effort.MEDIUM: 'medium'>
         >>> print(clamp_effort("medium", ["low", "high"]))

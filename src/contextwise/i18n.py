@@ -68,6 +68,7 @@ def normalize_locale(value: object) -> Locale:
         UnsupportedLocaleError: When the value is not a string naming English, French or Chinese.
 
     Examples:
+        >>> from contextwise import normalize_locale
         >>> normalize_locale("fr-CA")
         'fr'
         >>> normalize_locale("zh_Hans_CN")
@@ -85,6 +86,7 @@ def get_locale() -> Locale:
     """Return the current default locale (``"en"`` until :func:`set_locale` changes it).
 
     Examples:
+        >>> from contextwise import get_locale
         >>> get_locale() in ("en", "fr", "zh")
         True
     """
@@ -107,6 +109,7 @@ def set_locale(locale: str) -> Locale:
         UnsupportedLocaleError: When the locale is not English, French or Chinese.
 
     Examples:
+        >>> from contextwise import get_locale, set_locale
         >>> previous = get_locale()
         >>> set_locale("fr_FR")
         'fr'
@@ -131,6 +134,7 @@ def use_locale(locale: str) -> Iterator[Locale]:
         UnsupportedLocaleError: When the locale is not English, French or Chinese.
 
     Examples:
+        >>> from contextwise import use_locale
         >>> with use_locale("zh-Hans") as active:
         ...     print(active)
         zh

@@ -44,6 +44,7 @@ class UsageRecord:
     """One call in the ledger: its usage, its model, its kind and its price.
 
     Examples:
+        >>> from contextwise import Usage, price_usage
         >>> record = price_usage(Usage(input_tokens=1000, output_tokens=50), model="gpt-5")
         >>> record.kind, record.cost is not None
         ('model', True)
@@ -115,6 +116,7 @@ class UsageTotals:
     """The usage and price of several calls added up.
 
     Examples:
+        >>> from contextwise import summarize_usage
         >>> totals = summarize_usage([]).total
         >>> totals.calls, totals.cost
         (0, Decimal('0'))
@@ -144,6 +146,7 @@ class UsageSummary:
     """The ledger's totals: all the calls, per model and per kind.
 
     Examples:
+        >>> from contextwise import Usage, UsageLedger
         >>> ledger = UsageLedger()
         >>> _ = ledger.record(Usage(input_tokens=2000, cached_input_tokens=1500, output_tokens=90),
         ...     model="gpt-5")
@@ -199,6 +202,7 @@ def price_usage(
             model is neither a name nor a model spec (code ``not_a_string``).
 
     Examples:
+        >>> from contextwise import Usage, price_usage
         >>> price_usage(Usage(input_tokens=10), model="no-such-model").cost is None
         True
     """
@@ -242,6 +246,7 @@ def summarize_usage(records: Iterable[UsageRecord]) -> UsageSummary:
             ``not_a_collection``, ``not_an_instance``).
 
     Examples:
+        >>> from contextwise import Usage, price_usage, summarize_usage
         >>> summarize_usage([price_usage(Usage(input_tokens=5), model="m")]).by_model["m"].calls
         1
     """
@@ -269,6 +274,7 @@ class UsageLedger:
     """A cost ledger in memory: record each call's usage, then read the totals.
 
     Examples:
+        >>> from contextwise import UsageLedger
         >>> ledger = UsageLedger()
         >>> record = ledger.record({"usage": {"prompt_tokens": 1200, "completion_tokens": 30}},
         ...     model="gpt-5")

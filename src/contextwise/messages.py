@@ -73,6 +73,7 @@ def message_chars(message: ChatMessage, *, part_estimate: PartEstimate | None = 
             no supported shape knows.
 
     Examples:
+        >>> from contextwise import message_chars
         >>> message_chars({"role": "user", "content": "Hello"})
         5
         >>> message_chars({"role": "assistant", "content": None, "tool_calls": [
@@ -109,6 +110,7 @@ def messages_chars(
             shape knows.
 
     Examples:
+        >>> from contextwise import messages_chars
         >>> messages_chars([{"role": "system", "content": "Be brief."},
         ...                 {"role": "user", "content": "Hi"}])
         11
@@ -135,6 +137,7 @@ def message_text(message: ChatMessage) -> str:
         InvalidValueError: When the message has no role, or one that no shape knows.
 
     Examples:
+        >>> from contextwise import message_text
         >>> message_text({"role": "user", "content": [
         ...     {"type": "text", "text": "Look:"}, {"type": "image_url", "image_url": {"url": "x"}},
         ...     {"type": "text", "text": "a cat"}]})
@@ -167,6 +170,7 @@ def tool_call_ids(message: ChatMessage) -> tuple[str, ...]:
         InvalidValueError: When the message has no role, or one that no shape knows.
 
     Examples:
+        >>> from contextwise import tool_call_ids
         >>> tool_call_ids({"role": "assistant", "content": [
         ...     {"type": "text", "text": "Let me check."},
         ...     {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "x"}}]})
@@ -194,6 +198,7 @@ def tool_result_ids(message: ChatMessage) -> tuple[str, ...]:
         InvalidValueError: When the message has no role, or one that no shape knows.
 
     Examples:
+        >>> from contextwise import tool_result_ids
         >>> tool_result_ids({"role": "tool", "tool_call_id": "call_1", "content": "42"})
         ('call_1',)
     """
@@ -212,6 +217,7 @@ def is_pinned(message: ChatMessage) -> bool:
         shape recognises.
 
     Examples:
+        >>> from contextwise import is_pinned
         >>> is_pinned({"role": "developer", "content": "Answer in French."})
         True
     """
@@ -226,6 +232,7 @@ class MessageGroup:
     """A run of consecutive messages that an operation keeps or removes as a whole.
 
     Examples:
+        >>> from contextwise import group_messages
         >>> group = group_messages([{"role": "user", "content": "Hi"}])[0]
         >>> group.start, group.stop, group.chars, group.pinned
         (0, 1, 2, False)
@@ -285,6 +292,7 @@ def group_messages(
         InvalidTypeError: When ``messages`` is not a list or a tuple, or a message is malformed.
 
     Examples:
+        >>> from contextwise import group_messages
         >>> history = [
         ...     {"role": "system", "content": "Be brief."},
         ...     {"role": "user", "content": "Weather in Paris?"},
@@ -340,6 +348,7 @@ def tool_units(messages: Sequence[ChatMessage]) -> list[tuple[int, int]]:
         InvalidValueError: When a message has no role, or a role or a type that no shape knows.
 
     Examples:
+        >>> from contextwise import tool_units
         >>> tool_units([
         ...     {"role": "user", "content": "Add 1 and 2."},
         ...     {"role": "assistant", "content": [
@@ -379,6 +388,7 @@ def find_orphan_results(messages: Sequence[ChatMessage]) -> list[int]:
         InvalidValueError: When a message has no role, or a role or a type that no shape knows.
 
     Examples:
+        >>> from contextwise import find_orphan_results
         >>> find_orphan_results([{"role": "tool", "tool_call_id": "gone", "content": "42"}])
         [0]
     """
@@ -393,6 +403,7 @@ class MessageLayout:
     :func:`group_messages` and the policy engine build on.
 
     Examples:
+        >>> from contextwise import layout_messages
         >>> layout = layout_messages([
         ...     {"role": "system", "content": "Be brief."},
         ...     {"role": "user", "content": "Hi"},
@@ -458,6 +469,7 @@ def layout_messages(
         InvalidTypeError: When ``messages`` is not a list or a tuple, or a message is malformed.
 
     Examples:
+        >>> from contextwise import layout_messages
         >>> layout = layout_messages([{"role": "system", "content": "Hi"},
         ...                           {"role": "user", "content": "Hello"}])
         >>> layout.sizes, layout.starts, layout.pinned_groups

@@ -53,6 +53,7 @@ class PriceTier(CodedModel):
     tier's prices, not only those above it.
 
     Examples:
+        >>> from contextwise import PriceTier
         >>> PriceTier(above_input_tokens=200_000, input=6, output=22.5).above_input_tokens
         200000
     """
@@ -100,6 +101,7 @@ class ModelPrices(CodedModel):
             a field is unknown or missing.
 
     Examples:
+        >>> from contextwise import ModelPrices
         >>> prices = ModelPrices(input=3, output=15, cached_input=0.3,
         ...     cache_write={"5m": 3.75, "1h": 6},
         ...     tiers=[{"above_input_tokens": 200_000, "input": 6, "output": 22.5}])
@@ -169,6 +171,7 @@ class Cost:
     """The price of one or more model calls, in US dollars.
 
     Examples:
+        >>> from contextwise import Cost
         >>> from decimal import Decimal
         >>> Cost(Decimal("0.003"), Decimal("0.0015"), "model-prices", "m").total
         Decimal('0.0045')
@@ -239,6 +242,7 @@ def cost(
             installed (code ``missing_extra``).
 
     Examples:
+        >>> from contextwise import ModelPrices, Usage, cost
         >>> usage = Usage(input_tokens=10_000, cached_input_tokens=8_000, output_tokens=500)
         >>> cost(usage, "my-model", prices=ModelPrices(input=2, output=8, cached_input=0.2)).total
         Decimal('0.0096')

@@ -38,6 +38,7 @@ class RecallPage:
     """One page of a recalled tool result.
 
     Examples:
+        >>> from contextwise import RecallPage
         >>> page = RecallPage("call_7", "Hello", offset=0, total_chars=12, source="history")
         >>> page.next_offset, page.for_model()
         (5, 'Hello\\n[recall("call_7"): characters 0 to 5 of 12; more from offset 5]')

@@ -138,7 +138,7 @@ class PreparedStep:
                 ``missing_output_limit``).
 
         Examples:
-            >>> from contextwise import ContextPolicy, Fragment, ModelSpec
+            >>> from contextwise import ContextPolicy, Fragment, ModelSpec, prepare_step
             >>> prepared = prepare_step(
             ...     ContextPolicy(mode="reduce"),
             ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
@@ -199,7 +199,7 @@ def model_budget(
         InvalidTypeError: When ``spec`` is not a :class:`ModelSpec` (code ``not_an_instance``).
 
     Examples:
-        >>> from contextwise import ModelSpec
+        >>> from contextwise import ModelSpec, model_budget
         >>> spec = ModelSpec(name="big", window=200_000, max_output_tokens=16_000)
         >>> model_budget(spec, reasoning=8_000).context_budget()
         172000
@@ -236,6 +236,7 @@ def prepare_step(
     web handler.
 
     Examples:
+        >>> from contextwise import prepare_step
         >>> from contextwise import (
         ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
         ...     ModelSpec,
@@ -377,6 +378,7 @@ async def aprepare_step(
             ``invalid_effort``).
 
     Examples:
+        >>> from contextwise import aprepare_step
         >>> import asyncio
         >>> from contextwise import (
         ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,

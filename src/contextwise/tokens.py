@@ -155,6 +155,7 @@ def estimate_tokens(text: str) -> int:
         InvalidTypeError: When the text is not a string (code ``not_a_string``).
 
     Examples:
+        >>> from contextwise import estimate_tokens
         >>> estimate_tokens("Summarize the meeting notes.")
         6
         >>> estimate_tokens("总结会议记录。")
@@ -183,6 +184,7 @@ def estimate_by_script(text: str) -> dict[Script, int]:
         InvalidTypeError: When the text is not a string (code ``not_a_string``).
 
     Examples:
+        >>> from contextwise import estimate_by_script
         >>> estimate_by_script("Total: 42 个")
         {'latin': 1, 'han': 2, 'digits': 2, 'code': 3}
     """
@@ -202,6 +204,7 @@ class TokenCounter(Protocol):
     function into a counter.
 
     Examples:
+        >>> from contextwise import TokenCounter
         >>> class WordCounter:
         ...     id = "words"
         ...     def count(self, text: str) -> int:
@@ -238,6 +241,7 @@ class EstimateCounter:
     described in :func:`estimate_tokens`.
 
     Examples:
+        >>> from contextwise import EstimateCounter
         >>> counter = EstimateCounter()
         >>> counter.id, counter.version, counter.count("Summarize the meeting notes.")
         ('estimate', 2, 6)
@@ -268,6 +272,7 @@ class EstimateCounter:
             InvalidTypeError: When the text is not a string (code ``not_a_string``).
 
         Examples:
+            >>> from contextwise import EstimateCounter
             >>> EstimateCounter().count("abcdefgh")
             2
         """
@@ -322,6 +327,7 @@ class TokenizerCounter:
             ``encode_kwargs`` is not a mapping of names (code ``not_a_mapping``).
 
     Examples:
+        >>> from contextwise import TokenizerCounter
         >>> class Characters:
         ...     name = "characters"
         ...     def encode(self, text: str) -> list[int]:
@@ -381,6 +387,7 @@ class TokenizerCounter:
                 ids nor an object with ``ids`` (code ``invalid_encode_result``).
 
         Examples:
+            >>> from contextwise import TokenizerCounter
             >>> class Words:
             ...     def encode(self, text: str) -> list[int]:
             ...         return [len(word) for word in text.split()]
@@ -415,6 +422,7 @@ class CallableCounter:
             is not a string (code ``not_a_string``).
 
     Examples:
+        >>> from contextwise import CallableCounter
         >>> words = CallableCounter(lambda text: len(text.split()), id="words")
         >>> words.id, words.count("Summarize the meeting notes.")
         ('words', 4)
@@ -448,6 +456,7 @@ class CallableCounter:
                 zero or more (code ``invalid_counter_result``).
 
         Examples:
+            >>> from contextwise import CallableCounter
             >>> CallableCounter(len, id="characters").count("hello")
             5
         """
@@ -478,6 +487,7 @@ def as_token_counter(obj: object) -> TokenCounter:
         InvalidTypeError: When the object is none of these (code ``invalid_tokenizer``).
 
     Examples:
+        >>> from contextwise import EstimateCounter, as_token_counter
         >>> words = as_token_counter(lambda text: len(text.split()))
         >>> words.count("Summarize the meeting notes.")
         4
@@ -517,6 +527,7 @@ def count_tokens(text: str, counter: object | None = None) -> int:
             or more (code ``invalid_counter_result``).
 
     Examples:
+        >>> from contextwise import count_tokens
         >>> count_tokens("Summarize the meeting notes.")
         6
         >>> count_tokens("Summarize the meeting notes.", lambda text: len(text.split()))

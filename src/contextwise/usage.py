@@ -87,6 +87,7 @@ class Usage(CodedModel):
             ``inconsistent_usage``).
 
     Examples:
+        >>> from contextwise import Usage
         >>> usage = Usage(input_tokens=1200, cached_input_tokens=1000, output_tokens=80)
         >>> usage.uncached_input_tokens, usage.total_tokens
         (200, 1280)
@@ -211,6 +212,7 @@ class WithUsage:
     prices it as a summarizer call.
 
     Examples:
+        >>> from contextwise import Usage, WithUsage
         >>> def summarize(messages):
         ...     usage = Usage(input_tokens=900, output_tokens=60)
         ...     return WithUsage("The user asked for a budget.", usage, "small-model")
@@ -436,6 +438,7 @@ def usage_from(response: Any, *, source: UsageSource | None = None) -> Usage:
             ``inconsistent_usage``).
 
     Examples:
+        >>> from contextwise import usage_from
         >>> usage_from({"usage": {"prompt_tokens": 1200, "completion_tokens": 40,
         ...     "prompt_tokens_details": {"cached_tokens": 1024}}}).cached_input_tokens
         1024

@@ -7,10 +7,10 @@ a ``text`` block, that block is the output the page promises, and the printed ou
 it. Top-level ``await`` is allowed, as in an asyncio REPL.
 
 Generated reference pages: their examples are the docstrings' doctests, shown as ``pycon`` blocks.
-Those are run where they are written, by ``pytest --doctest-modules`` over ``src/contextwise``, and
-``gen_sdk_reference render --check`` (tests/docs/test_reference.py) proves the pages show exactly
-the current docstrings; running them a second time here would add nothing. What a reference page
-adds is its import line, and that is run below for every page in every language.
+Each runs alone, as a reader copies it, in tests/docs/test_examples.py; ``gen_sdk_reference render
+--check`` (tests/docs/test_reference.py) proves the pages show exactly the current docstrings.
+What a reference page adds is its import line, and that is run below for every page in every
+language.
 """
 
 from __future__ import annotations

@@ -11,7 +11,17 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from conftest import ROOT
-from tools.docs.perf_page import chart, environment, main, page, parse, session_chart
+from tools.docs import site_labels
+from tools.docs.perf_page import (
+    chart,
+    cost_chart,
+    environment,
+    generate,
+    main,
+    page,
+    parse,
+    session_chart,
+)
 
 OLD_TRIM = """\
    1000 messages: both keep the same 500 messages
@@ -35,8 +45,14 @@ SESSION = "memory store: 400 steps, contextwise 0.51 s, LangChain 60.2 s, ratio 
 
 
 def _output(trim: str | None, session: bool = True) -> str:
-    parts = ["date: 2026-12-01", "cpu: Test CPU", "cores: 2", "python: 3.11.7",
-             "contextwise: 0.1.0", "langchain-core: 1.0.0"]
+    parts = [
+        "date: 2026-12-01",
+        "cpu: Test CPU",
+        "cores: 2",
+        "python: 3.11.7",
+        "contextwise: 0.1.0",
+        "langchain-core: 1.0.0",
+    ]
     if trim is not None:
         parts += ["== benchmarks/bench_trim.py", trim]
     if session:
@@ -75,7 +91,9 @@ def test_the_chart_draws_contextwise_and_langchain_for_each_table() -> None:
     lines = root.findall("{http://www.w3.org/2000/svg}polyline")
     assert len(lines) == 4
     labels = "".join(root.itertext())
-    assert "contextwise (dicts)" in labels and "LangChain (objects)" in labels
+    # the trim modes are catalog labels too: no English word in a French legend
+    assert "contextwise (dictionnaires)" in labels and "LangChain (objets)" in labels
+    assert "dicts" not in labels and "objects" not in labels
     assert "100\u202f000" in labels  # French thousands separator on the size axis
 
 
@@ -131,3 +149,93 @@ def test_the_session_loop_is_read_tabled_and_drawn() -> None:
 def test_an_output_without_session_tables_has_no_session_section() -> None:
     text = page(parse(_output(NEW_TRIM)), "en")
     assert "session-loop.svg" not in text and SESSION in text
+
+
+COST = """\
+met     PolicySession: summarizer calls < SummarizationMiddleware's (15 < 30)
+
+billed input against mean prompt, by target (characters):
+row                           limit   target  mean prompt  billed (Anthropic)
+trim_messages                60,000   36,000       11,047           1,488,868
+trim_messages               120,000   72,000       25,206           3,075,102
+ContextSession               60,000   36,000        9,156           1,414,211
+ContextSession              120,000   72,000       16,348           1,601,814
+ContextSession, clear+trim   60,000   36,000       10,878           1,293,751
+ContextSession, clear+trim  120,000   72,000       18,587           1,430,609
+"""
+
+
+def test_the_cost_sweep_is_read_tabled_and_drawn_in_every_language() -> None:
+    results = parse(_output(NEW_TRIM) + "== benchmarks/bench_cost.py\n" + COST)
+    assert [(p.name, p.target, p.mean_prompt, p.billed) for p in results.cost[:2]] == [
+        ("trim_messages", 36_000, 11_047, 1_488_868),
+        ("trim_messages", 72_000, 25_206, 3_075_102),
+    ]
+    assert len(results.cost) == 6
+    french = page(results, "fr")
+    assert "](assets/cost.svg)" in french and "{#cost}" in french
+    assert "| ContextSession, effacement puis élagage | 60\u202f000 | 36\u202f000 |" in french
+    svg = ElementTree.fromstring(cost_chart(results.cost, "zh"))
+    assert len(svg.findall("{http://www.w3.org/2000/svg}polyline")) == 3  # one line per row
+    texts = "".join(svg.itertext())
+    assert "平均提示词（词元）" in texts and "ContextSession，先清除再裁剪" in texts
+    assert "clear+trim" not in texts
+    assert "cost.svg" not in page(parse(_output(NEW_TRIM)), "en")  # no sweep, no chart
+
+
+NAMES = {  # names of code and products, the same in every language
+    "contextwise",
+    "LangChain",
+    "trim_messages",
+    "SummarizationMiddleware",
+    "ContextSession",
+    "MemoryStore",
+    "SQLiteStore",
+    "SQLAlchemyStore",
+}
+
+
+def _words_outside_catalogs(text: str, language: str) -> list[str]:
+    """The pieces of a drawn text that are neither a catalog label, a name nor a number."""
+    translate = site_labels.translator(language)
+    labels = {translate(key) for key in site_labels.LABELS}
+    if text in labels:
+        return []
+    found = []
+    for piece in (p.strip(" ()") for p in text.replace(",", " ").split()):
+        known = piece in NAMES or any(piece in label for label in labels)
+        if piece and not known and not piece.replace("\u202f", "").replace(".", "").isdigit():
+            found.append(piece)
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "zh"])
+def test_every_text_of_the_committed_charts_is_a_catalog_label_a_name_or_a_number(
+    language: str,
+) -> None:
+    results = parse((ROOT / "benchmarks" / "results.txt").read_text(encoding="utf-8"))
+    assert results.cost, "benchmarks/results.txt holds the cost sweep"
+    found: list[str] = []
+    for path, content in generate(results).items():
+        if path.suffix != ".svg" or path.parent.parent.name != language:
+            continue
+        for element in ElementTree.fromstring(content).iter():
+            if element.text and element.text.strip():
+                found += [
+                    f"{path.name}: {w}" for w in _words_outside_catalogs(element.text, language)
+                ]
+    assert not found, found
+
+
+def test_a_legend_word_outside_the_catalogs_is_found() -> None:
+    assert _words_outside_catalogs("contextwise (dicts)", "fr") == ["dicts"]
+    assert _words_outside_catalogs("contextwise (dictionnaires)", "fr") == []
+    assert _words_outside_catalogs("12\u202f000", "fr") == []
+
+
+@pytest.mark.parametrize("language", ["fr", "zh"])
+def test_the_committed_page_shows_no_english_label(language: str) -> None:
+    text = (ROOT / "docs" / language / "performance.md").read_text(encoding="utf-8")
+    outputs = text.split("{#outputs}")[0]  # the benchmarks' own output is shown as printed
+    for english in ("**dicts**", "**objects**", "clear+trim", "Trimmed by", "Mean prompt"):
+        assert english not in outputs, english

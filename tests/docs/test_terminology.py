@@ -1,10 +1,17 @@
-"""The glossary settles each term once: the variants it retires appear nowhere, per language.
+"""The glossary settles each term once: the variants it retires appear nowhere, per language, and
+where the English says a glossary term, the translation says the glossary's rendering.
 
 Each translated glossary (``docs/<lang>/glossary.md``) ends with a table of retired terms under the
 heading id ``retired-terms``: the retired variant, the term to use instead, and the exceptions,
 expressions in which the variant stays right (日志级别, "log level", keeps 级别). Every page of the
 language, generated reference included, and every translation of its catalogs is searched, with
 backticks removed so that `` `greedy` 策略 `` is read as ``greedy 策略``.
+
+The check is also source-aware: each translated glossary has a table of terms checked against the
+English (heading id ``source-terms``): the English term, its renderings, and the English expressions
+in which the word means something else. Wherever an English text (a catalog msgid, a block of an
+English page) has the term outside code, its translation (the msgstr, the same block of the
+translated page) has one of the renderings.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from conftest import ROOT
+from support.translations import Pair, catalog_pairs, hand_written_pages, page_pairs, prose
 
 TRANSLATED = ("fr", "zh")
 
@@ -69,6 +77,45 @@ def _texts(language: str) -> list[tuple[str, str]]:
     return texts
 
 
+def source_terms(glossary: str) -> list[tuple[str, list[str], list[str]]]:
+    """The (English term, renderings, English exceptions) rows of the ``source-terms`` table."""
+    section = glossary.split("{#source-terms}", 1)
+    if len(section) < 2:
+        return []
+    rows: list[tuple[str, list[str], list[str]]] = []
+    for line in section[1].split("\n## ", 1)[0].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 3 or set(cells[0]) <= {"-"}:
+            continue
+        renderings = [item.strip() for item in cells[1].split(" / ") if item.strip()]
+        exceptions = [item.strip() for item in cells[2].split(",") if item.strip()]
+        rows.append((cells[0], renderings, exceptions))
+    return rows[1:]  # the first row is the header
+
+
+def english_pattern(term: str) -> re.Pattern[str]:
+    """A whole word, singular or plural (``tool unit``, ``harnesses``), or a prefix
+    (``compact*``)."""
+    if term.endswith("*"):
+        return re.compile(rf"\b{re.escape(term[:-1])}", re.I)
+    return re.compile(rf"\b{re.escape(term)}(?:s|es)?\b", re.I)
+
+
+def missing_renderings(pair: Pair, rows: list[tuple[str, list[str], list[str]]]) -> list[str]:
+    """The terms the English of a pair has (outside code) and its translation does not render."""
+    english = " ".join(prose(pair.english).split())
+    translation = " ".join(prose(pair.translation).split()).lower()
+    missing: list[str] = []
+    for term, renderings, exceptions in rows:
+        text = english
+        for exception in exceptions:
+            text = re.sub(re.escape(exception), " ", text, flags=re.I)
+        found = english_pattern(term).search(text)
+        if found and not any(" ".join(r.split()).lower() in translation for r in renderings):
+            missing.append(f"{term!r} (write {' / '.join(renderings)!r})")
+    return missing
+
+
 def _glossary(language: str) -> str:
     return (ROOT / "docs" / language / "glossary.md").read_text(encoding="utf-8")
 
@@ -95,9 +142,54 @@ def test_no_page_or_translation_uses_a_retired_term(language: str) -> None:
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_where_the_english_has_a_glossary_term_the_translation_renders_it(language: str) -> None:
+    rows = source_terms(_glossary(language))
+    assert len(rows) >= 20, f"docs/{language}/glossary.md has no source-terms table"
+    found: list[str] = []
+    pages = [page for page in hand_written_pages() if page.name != "glossary.md"]
+    for pair in (*catalog_pairs(language), *page_pairs(language, pages)):
+        if not pair.english and not pair.translation:
+            found.append(f"{pair.where}: not aligned with its English page")
+        for missing in missing_renderings(pair, rows):
+            found.append(f"{pair.where}: {missing} in {pair.translation[:90]!r}")
+    assert not found, f"{len(found)} found:\n" + "\n".join(found)
+
+
+def test_a_translation_that_drops_the_glossary_rendering_is_found() -> None:
+    rows = source_terms(_glossary("zh"))
+    compaction = Pair("x", "The messages after compaction.", "压缩后的消息。")
+    assert missing_renderings(compaction, rows) == ["'compact*' (write '精简')"]
+    compacted = Pair("x", "The messages after compaction.", "精简后的消息。")
+    assert missing_renderings(compacted, rows) == []
+    blank = Pair("x", "{field} must be a non-blank string.", "{field} 必须是非空字符串。")
+    assert missing_renderings(blank, rows) == ["'blank' (write '空白')"]
+    # code is not English prose: ``strategy="last"`` asks for no rendering of "strategy"
+    assert missing_renderings(Pair("x", 'Use ``strategy="last"``.', "使用 x。"), rows) == []
+    # an exception is another sense of the word
+    assert missing_renderings(Pair("x", "Its compact JSON.", "其紧凑 JSON。"), rows) == []
+
+
 def test_the_settled_chinese_terms_are_in_the_glossary() -> None:
     glossary = _glossary("zh")
-    for term in ("推理强度等级", "错误码", "精简", "校验", "构造", "选择模式", "提供方", "法文"):
+    for term in (
+        "推理强度等级",
+        "错误码",
+        "精简",
+        "校验",
+        "构造",
+        "选择模式",
+        "提供方",
+        "法文",
+        "空白",
+        "形态",
+        "算法",
+        "分词器",
+        "摘要器",
+        "工作线程",
+        "端点",
+        "路由结果",
+    ):
         assert f"| {term} |" in glossary, term
 
 

@@ -120,3 +120,27 @@ def test_babel_finds_no_format_error_in_the_catalogs(domain: str, locale: str) -
     ]
     assert errors == []
     assert "python-format" not in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("locale", LOCALES)
+def test_no_catalog_keeps_obsolete_entries(domain: str, locale: str) -> None:
+    """A ``#~`` entry is a translation of nothing: ``python -m tools.i18n.catalogs purge``."""
+    path = ROOT / "locales" / locale / "LC_MESSAGES" / f"{domain}.po"
+    obsolete = catalogs.read_catalog(path, locale).obsolete
+    assert not obsolete, f"{path.relative_to(ROOT)}: {len(obsolete)} obsolete entries"
+
+
+def test_purge_drops_obsolete_entries_and_keeps_the_rest(tmp_path: Path) -> None:
+    folder = tmp_path / "locales" / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    path = folder / "site.po"
+    catalog = catalogs.new_catalog("fr", "site")
+    catalog.add("kept", "gardé")
+    catalog.obsolete["gone"] = catalog["kept"].__class__("gone", "parti")
+    path.write_text(catalogs.render_po(catalog), encoding="utf-8")
+    assert "#~ msgid" in path.read_text(encoding="utf-8")
+    assert catalogs.purge(tmp_path) == [path]
+    purged = catalogs.read_catalog(path, "fr")
+    assert not purged.obsolete and purged["kept"].string == "gardé"
+    assert catalogs.purge(tmp_path) == []

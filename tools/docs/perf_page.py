@@ -7,7 +7,12 @@ output in ``benchmarks/results.txt`` and renders from it, in every language of t
 - ``docs/<lang>/performance.md``: the machine and the versions, the trim chart and table, then
   each benchmark's output as printed;
 - ``docs/<lang>/assets/trim-time.svg``: trim time against history size, log-log, for contextwise
-  and LangChain (one pair of lines per table that ``bench_trim.py`` prints).
+  and LangChain (one pair of lines per table that ``bench_trim.py`` prints);
+- ``docs/<lang>/assets/cost.svg``: total billed input against mean prompt, one line per row of
+  ``bench_cost.py``'s target sweep, one point per target.
+
+Every text a page or a picture shows is a label of the ``site`` catalog (tools/docs/site_labels.py),
+translated, or a name (contextwise, LangChain, a class) or a number formatted for the language.
 
 The page shows whatever benchmarks the output holds: a benchmark that is missing or whose tables
 cannot be read is shown as printed, without a chart. ``render --check`` changes nothing and exits 1
@@ -58,6 +63,11 @@ TOKENS_GOAL = re.compile(
     r"^(?:met|MISSED):\s+(?P<group>[^:]+): highest .*\(goal <= (?P<goal>[\d.]+)\)"
 )
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif"
+COST_TITLE = re.compile(r"^billed input against mean prompt, by target\b")
+COST_ROW = re.compile(
+    r"^(?P<name>\S.*?)\s{2,}(?P<limit>[\d,]+)\s+(?P<target>[\d,]+)\s+(?P<mean>[\d,]+)\s+"
+    r"(?P<billed>[\d,]+)\s*$"
+)
 COLOURS = ("#3f51b5", "#e65100", "#2e7d32", "#ad1457")
 
 @dataclass
@@ -91,6 +101,17 @@ class TokensRow:
     old_high: float
 
 
+@dataclass(frozen=True)
+class CostPoint:
+    """A row of ``bench_cost.py``'s target sweep at one target: its mean prompt and its bill."""
+
+    name: str
+    limit: int
+    target: int
+    mean_prompt: int
+    billed: int
+
+
 @dataclass
 class Results:
     """A ``make bench`` output, read: the environment, each script's output, the trim tables."""
@@ -100,6 +121,7 @@ class Results:
     trim: list[TrimTable]
     session: list[SessionTable] = field(default_factory=list)
     tokens: list[TokensRow] = field(default_factory=list)
+    cost: list[CostPoint] = field(default_factory=list)
 
 
 def environment() -> dict[str, str]:
@@ -160,7 +182,31 @@ def parse(text: str) -> Results:
         [table for table in trim if table.rows],
         [table for table in session if table.rows],
         _tokens(outputs.get("bench_tokens.py", [])),
+        _cost(outputs.get("bench_cost.py", [])),
     )
+
+
+def _cost(lines: list[str]) -> list[CostPoint]:
+    """The rows of ``bench_cost.py``'s target sweep, the table after its title line."""
+    points: list[CostPoint] = []
+    started = False
+    for line in lines:
+        started = started or bool(COST_TITLE.match(line))
+        if started and (row := COST_ROW.match(line)):
+            keys = ("limit", "target", "mean", "billed")
+            limit, target, mean, billed = (int(row.group(key).replace(",", "")) for key in keys)
+            points.append(CostPoint(row.group("name").strip(), limit, target, mean, billed))
+    return points
+
+
+def label(language: str, key: str, default: str) -> str:
+    """The translated label ``key`` when the catalog has it, else ``default`` (a name)."""
+    return site_labels.translator(language)(key) if key in site_labels.LABELS else default
+
+
+def mode_label(mode: str, language: str) -> str:
+    """A trim table's mode (``dicts``, ``objects``) in ``language``."""
+    return label(language, f"perf:mode:{mode}", mode)
 
 
 def _tokens(lines: list[str]) -> list[TokensRow]:
@@ -193,10 +239,10 @@ def _number(value: float, language: str, digits: int = 2) -> str:
     return format_decimal(value, format=pattern, locale=languages.babel_locale(language))
 
 
-def _series(results: Results) -> list[tuple[str, list[tuple[int, float]]]]:
+def _series(results: Results, language: str) -> list[tuple[str, list[tuple[int, float]]]]:
     series: list[tuple[str, list[tuple[int, float]]]] = []
     for table in results.trim:
-        suffix = f" ({table.mode})" if table.mode else ""
+        suffix = f" ({mode_label(table.mode, language)})" if table.mode else ""
         series.append((f"contextwise{suffix}", [(s, ours) for s, ours, _ in table.rows]))
         series.append((f"LangChain{suffix}", [(s, theirs) for s, _, theirs in table.rows]))
     return series
@@ -205,7 +251,7 @@ def _series(results: Results) -> list[tuple[str, list[tuple[int, float]]]]:
 def chart(results: Results, language: str) -> str:
     """The trim chart: median time against history size, log-log, one line per series."""
     text = site_labels.translator(language)
-    series = _series(results)
+    series = _series(results, language)
     points = [point for _, line in series for point in line]
     left, top, width, height = 70, 40, 520, 300
     x_low, x_high = (math.log10(v) for v in (min(p[0] for p in points), max(p[0] for p in points)))
@@ -296,6 +342,83 @@ def session_chart(table: SessionTable, language: str) -> str:
     )
 
 
+def _cost_rows(points: list[CostPoint]) -> dict[str, list[CostPoint]]:
+    rows: dict[str, list[CostPoint]] = {}
+    for point in points:
+        rows.setdefault(point.name, []).append(point)
+    return rows
+
+
+def cost_chart(points: list[CostPoint], language: str) -> str:
+    """Total billed input against mean prompt: one line per row, one point per target."""
+    text = site_labels.translator(language)
+    left, top, width, height = 80, 40, 400, 300
+    x_high = max(p.mean_prompt for p in points) * 1.05
+    y_high = max(p.billed for p in points) / 1e6 * 1.05
+
+    def at(point: CostPoint) -> tuple[float, float]:
+        return (left + point.mean_prompt / x_high * width,
+                top + height - point.billed / 1e6 / y_high * height)
+
+    body = [f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none" '
+            'stroke="#9e9e9e"/>']
+    for step in range(int(y_high) + 1):
+        y = top + height - step / y_high * height
+        body.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + width}" y2="{y:.1f}" '
+                    'stroke="#eeeeee"/>')
+        body.append(f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="12" text-anchor="end">'
+                    f"{escape(_number(step, language, 0))}</text>")
+    for tick in range(0, int(x_high) + 1, 10_000):
+        x = left + tick / x_high * width
+        body.append(f'<text x="{x:.1f}" y="{top + height + 18}" font-size="12" '
+                    f'text-anchor="middle">{escape(_number(tick, language, 0))}</text>')
+    body.append(f'<text x="{left + width / 2}" y="{top + height + 40}" font-size="13" '
+                f'text-anchor="middle">{escape(text("perf:cost-x-axis"))}</text>')
+    body.append(f'<text x="{left}" y="{top - 12}" font-size="13">'
+                f'{escape(text("perf:cost-y-axis"))}</text>')
+    for index, (name, line) in enumerate(_cost_rows(points).items()):
+        colour = COLOURS[index % len(COLOURS)]
+        dash = ' stroke-dasharray="6 4"' if not name.startswith("Context") else ""
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in map(at, line))
+        body.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                    f'stroke-width="2"{dash}/>')
+        body += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>'
+                 for x, y in map(at, line)]
+        legend_y = top + 16 + index * 20
+        body.append(f'<line x1="{left + width + 20}" y1="{legend_y - 4}" '
+                    f'x2="{left + width + 44}" y2="{legend_y - 4}" stroke="{colour}" '
+                    f'stroke-width="2"{dash}/>')
+        shown = label(language, f"perf:cost-row:{name}", name)
+        body.append(f'<text x="{left + width + 50}" y="{legend_y}" font-size="12">'
+                    f"{escape(shown)}</text>")
+    total = top + height + 56
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="820" height="{total}" '
+        f'viewBox="0 0 820 {total}" font-family="{FONT}" role="img" fill="#1f2937">\n'
+        f"<title>{escape(text('perf:cost-alt'))}</title>\n"
+        f'<rect width="820" height="{total}" fill="#ffffff"/>\n'
+        + "\n".join(body)
+        + "\n</svg>\n"
+    )
+
+
+def _cost_lines(results: Results, language: str) -> list[str]:
+    if not results.cost:
+        return []
+    text = site_labels.translator(language)
+    heads = ("cost-row", "cost-limit", "cost-target", "cost-mean", "cost-billed")
+    lines = [f"## {text('perf:cost')} {{#cost}}", "", text("perf:cost-text"), "",
+             f"![{text('perf:cost-alt')}](assets/cost.svg)", "",
+             "| " + " | ".join(text(f"perf:{head}") for head in heads) + " |",
+             "|---" * len(heads) + "|"]
+    for point in results.cost:
+        shown = label(language, f"perf:cost-row:{point.name}", point.name)
+        cells = (shown, *(_number(value, language, 0) for value in
+                          (point.limit, point.target, point.mean_prompt, point.billed)))
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def _session_lines(results: Results, language: str) -> list[str]:
     if not results.session:
         return []
@@ -383,7 +506,7 @@ def page(results: Results, language: str) -> str:
         lines += [text("perf:trim-text"), "", picture, ""]
         for table in results.trim:
             if table.mode:
-                lines += [f"**{table.mode}**", ""]
+                lines += [f"**{mode_label(table.mode, language)}**", ""]
             lines += [
                 f"| {text('perf:size')} | {text('perf:ms').format(name='contextwise')} | "
                 f"{text('perf:ms').format(name='LangChain')} | {text('perf:ratio')} |",
@@ -398,6 +521,7 @@ def page(results: Results, language: str) -> str:
     else:
         lines += [text("perf:absent"), ""]
     lines += _session_lines(results, language)
+    lines += _cost_lines(results, language)
     lines += _tokens_lines(results, language)
     lines += [f"## {text('perf:outputs')} {{#outputs}}", ""]
     for script, output in results.outputs.items():
@@ -421,6 +545,8 @@ def generate(results: Results) -> dict[Path, str]:
             files[folder / "assets" / "session-loop.svg"] = session_chart(
                 results.session[0], language
             )
+        if results.cost:
+            files[folder / "assets" / "cost.svg"] = cost_chart(results.cost, language)
     return files
 
 

@@ -128,6 +128,29 @@ LABELS: dict[str, str] = {
     "perf:bench:bench_trim.py": "Trimming: contextwise and LangChain",
     "perf:bench:bench_route.py": "Routing overhead",
     "perf:bench:bench_session.py": "The session loop: a conversation that grows",
+    "perf:bench:bench_cost.py": "The cost of a conversation, with the prompt cache",
+    "perf:mode:dicts": "dicts",
+    "perf:mode:objects": "objects",
+    "perf:cost": "What a conversation costs",
+    "perf:cost-text": (
+        "Total billed input against the mean prompt, over one tool-heavy conversation of about "
+        "400 model calls driven through each framework's own loop, priced by Anthropic's rules "
+        "for the prompt cache (a read at 0.1 x, a write at 1.25 x). Each point is one target, "
+        "from 36,000 to 108,000 characters, with the limit in the same ratio: a smaller context "
+        "costs less only as long as the cache keeps hitting."
+    ),
+    "perf:cost-alt": (
+        "Total billed input against mean prompt, one line per way of keeping the context, one "
+        "point per target"
+    ),
+    "perf:cost-x-axis": "mean prompt (tokens)",
+    "perf:cost-y-axis": "billed input (millions of tokens at the base price)",
+    "perf:cost-row": "Kept by",
+    "perf:cost-limit": "Limit (characters)",
+    "perf:cost-target": "Target (characters)",
+    "perf:cost-mean": "Mean prompt (tokens)",
+    "perf:cost-billed": "Billed input (tokens)",
+    "perf:cost-row:ContextSession, clear+trim": "ContextSession, clear then trim",
 }
 
 

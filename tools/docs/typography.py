@@ -1,7 +1,11 @@
 """French typography, checked and fixed in prose (never inside code).
 
 French puts a no-break space (U+00A0) before ``:`` ``;`` ``?`` ``!`` and ``»`` and after ``«``, so
-that a line never starts with the punctuation, and writes decimals with a comma (``0,85``). Code is
+that a line never starts with the punctuation, and writes decimals with a comma (``0,85``). It
+groups thousands with a narrow no-break space (U+202F: ``128 000``), puts a no-break space before
+``%`` (``2 %``), writes ``×`` between numbers (``2 048 × 2 048``, ``0,1 ×``) and an ellipsis as one
+character (``…``). Chinese prose never breaks a line between two Chinese characters (a browser
+shows the line break as a space). Code is
 left alone: fenced blocks, inline code (single or double backticks), HTML tags, link targets, URLs
 and heading ids. A version number after a name (``Python 3.11``) and a literal quoted in « » are
 not decimals of the text.
@@ -18,16 +22,26 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 NBSP = "\u00a0"
+NNBSP = "\u202f"
 CODE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$"  # fenced block
     r"|:\w+:`[^`\n]+`|``.+?``|`[^`\n]+`"  # cross-reference roles, inline code
-    r"|<[^>\n]+>|\]\([^)\s]*\)|https?://\S+|\{#[^}\n]*\}",  # tags, link targets, URLs, ids
+    r"|<code>.*?</code>|<[^>\n]+>"  # code in HTML (reference tables), tags
+    r"|\]\([^)\s]*\)|https?://\S+|\{#[^}\n]*\}",  # link targets, URLs, ids
     re.M | re.S,
 )
+FENCED = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$",
+                    re.M | re.S)
 SPACE_BEFORE = re.compile(r" (?=[:;?!»])")
 SPACE_AFTER = re.compile(r"(?<=«) ")
 DECIMAL = re.compile(r"(?<![\w.,])(?P<number>-?\d+\.\d+)(?![\w.])")
 VERSION_BEFORE = re.compile(r"[A-Z][\w.+-]*\s$")
+THOUSANDS = re.compile(r"(?<![\d,.\u202f])\d{1,3}(?:[ \u00a0]\d{3})+(?!\d)")
+PERCENT = re.compile(r"(?<=\d) ?%")
+TIMES = re.compile(r"(?<=\d) ?x(?!\w)")
+DOTS = re.compile(r"(?<![\[(=])\.\.\.(?!\])")  # not in code: [...], (..., x=...
+CHINESE = "\u4e00-\u9fff\u3000-\u303f\uff00-\uffef"
+CHINESE_BREAK = re.compile(rf"(?<=[{CHINESE}])[ \t]*\n[ \t]*(?=[{CHINESE}])")
 
 
 def _prose(text: str) -> Iterator[tuple[int, str]]:
@@ -37,6 +51,19 @@ def _prose(text: str) -> Iterator[tuple[int, str]]:
         yield start, text[start : code.start()]
         start = code.end()
     yield start, text[start:]
+
+
+def prose_pieces(text: str, *, keep_inline: bool = False) -> list[tuple[int, str]]:
+    """The (offset, text) pieces of ``text`` that are prose; with ``keep_inline``, inline code
+    and links stay in the pieces (only fenced blocks are cut out)."""
+    if not keep_inline:
+        return list(_prose(text))
+    pieces: list[tuple[int, str]] = []
+    start = 0
+    for fence in FENCED.finditer(text):
+        pieces.append((start, text[start : fence.start()]))
+        start = fence.end()
+    return [*pieces, (start, text[start:])]
 
 
 def _line(text: str, offset: int) -> int:
@@ -63,6 +90,34 @@ def french_faults(text: str) -> list[tuple[int, str]]:
             faults.append(
                 (_line(text, offset + found.start()), f"decimal point in {number}, write a comma")
             )
+        faults += _number_faults(text, offset, piece)
+    return sorted(faults)
+
+
+def _number_faults(text: str, offset: int, piece: str) -> list[tuple[int, str]]:
+    """Thousands separators, ``%``, ``×`` and ``…`` in one piece of French prose."""
+    checks = (
+        (THOUSANDS, "thousands separated by a plain or no-break space, write U+202F"),
+        (PERCENT, "write a no-break space before %"),
+        (TIMES, "x after a number, write ×"),
+        (DOTS, "three dots, write …"),
+    )
+    faults: list[tuple[int, str]] = []
+    for pattern, fault in checks:
+        for found in pattern.finditer(piece):
+            context = piece[max(0, found.start() - 20) : found.end() + 8].replace("\n", " ")
+            faults.append((_line(text, offset + found.start()), f"{fault}: {context!r}"))
+    return faults
+
+
+def chinese_faults(text: str) -> list[tuple[int, str]]:
+    """The (line, fault) pairs of a Chinese text: a line break between two Chinese characters
+    inside a paragraph, which a browser shows as a space."""
+    faults: list[tuple[int, str]] = []
+    for offset, piece in _prose(text):
+        for found in CHINESE_BREAK.finditer(piece):
+            context = piece[max(0, found.start() - 10) : found.end() + 10].replace("\n", "⏎")
+            faults.append((_line(text, offset + found.start()), f"line break in {context!r}"))
     return sorted(faults)
 
 
@@ -79,7 +134,21 @@ def fix_french_spaces(text: str) -> str:
 
 
 def _fix(prose: str) -> str:
+    prose = THOUSANDS.sub(lambda found: re.sub(r"[ \u00a0]", NNBSP, found.group(0)), prose)
+    prose = DOTS.sub("…", PERCENT.sub(NNBSP + "%", prose))
     return SPACE_AFTER.sub(NBSP, SPACE_BEFORE.sub(NBSP, prose))
+
+
+def join_chinese_lines(text: str) -> str:
+    """The text with the line breaks between two Chinese characters of its prose removed."""
+    pieces: list[str] = []
+    start = 0
+    for code in CODE.finditer(text):
+        pieces.append(CHINESE_BREAK.sub("", text[start : code.start()]))
+        pieces.append(code.group(0))
+        start = code.end()
+    pieces.append(CHINESE_BREAK.sub("", text[start:]))
+    return "".join(pieces)
 
 
 def main(argv: list[str] | None = None) -> int:

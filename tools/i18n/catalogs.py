@@ -4,6 +4,7 @@
     python -m tools.i18n.catalogs update    # merge into fr/zh .po (obsolete kept, changes fuzzy)
     python -m tools.i18n.catalogs compile   # .po -> .mo beside them (English fallback for the rest)
     python -m tools.i18n.catalogs check     # exit 1 when the .pot is stale or a .po is incomplete
+    python -m tools.i18n.catalogs purge     # drop the obsolete (#~) entries of every domain's .po
 
 The functions are pure where they can be (``extract_catalog``, ``render_pot``, ``problems``) and
 shared with the reference generator, which handles the ``reference`` domain the same way.
@@ -171,9 +172,19 @@ def check(root: Path = ROOT) -> list[str]:
     return found + catalog_problems(DOMAIN, root)
 
 
+def purge(root: Path = ROOT) -> list[Path]:
+    """Drop the obsolete (``#~``) entries of every catalog under ``locales/``; the paths changed."""
+    changed: list[Path] = []
+    for path in sorted((root / "locales").glob("*/LC_MESSAGES/*.po")):
+        catalog = read_catalog(path, path.parents[1].name)
+        if catalog.obsolete and write_if_changed(path, render_po(catalog, ignore_obsolete=True)):
+            changed.append(path)
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("command", choices=["extract", "update", "compile", "check"])
+    parser.add_argument("command", choices=["extract", "update", "compile", "check", "purge"])
     args = parser.parse_args(argv)
     pot = LOCALES / f"{DOMAIN}.pot"
     if args.command == "extract":
@@ -187,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
             existing = read_catalog(path, locale) if path.is_file() else None
             changed = write_if_changed(path, render_po(merge(template, existing, locale)))
             print(f"{path.relative_to(ROOT)}: {'written' if changed else 'unchanged'}")
+        return 0
+    if args.command == "purge":
+        for path in purge():
+            print(f"{path.relative_to(ROOT)}: purged")
         return 0
     if args.command == "compile":
         for domain in domains():

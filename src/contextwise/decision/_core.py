@@ -42,6 +42,7 @@ class ChoiceOutcome:
     fallback model, a context policy falls back to its ``sequence`` selection.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest, decide_choice
         >>> class Sure:
         ...     name = "sure"
         ...
@@ -102,6 +103,7 @@ def decide_choice(
     running here, so this function also works inside Jupyter or an async web handler.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest, decide_choice
         >>> class Unsure:
         ...     name = "unsure"
         ...
@@ -170,6 +172,7 @@ async def adecide_choice(
         QuotaExceededError: When the provider raises it.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest, adecide_choice
         >>> import asyncio
         >>> class Confident:
         ...     name = "confident"

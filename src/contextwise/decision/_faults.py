@@ -97,7 +97,11 @@ def is_provider_unavailable(
             error as ``__cause__``).
 
     Examples:
-        >>> from contextwise import ProviderUnavailableError, QuotaExceededError
+        >>> from contextwise import (
+        ...     ProviderUnavailableError,
+        ...     QuotaExceededError,
+        ...     is_provider_unavailable,
+        ... )
         >>> try:
         ...     raise RuntimeError("request failed") from ProviderUnavailableError("503")
         ... except RuntimeError as exc:

@@ -105,6 +105,7 @@ class OpenAIDecisionProvider:
             given (code ``missing_extra``).
 
     Examples:
+        >>> from contextwise import OpenAIDecisionProvider
         >>> provider = OpenAIDecisionProvider(base_url="http://127.0.0.1:9/v1", api_key="test")
         >>> provider.name
         'openai'

@@ -52,6 +52,7 @@ class ChoiceQuestion(CodedModel):
     :class:`~contextwise.errors.RoutingConfigurationError`, as does any other invalid field.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion
         >>> question = ChoiceQuestion(
         ...     instructions="Pick the model for the next step.",
         ...     criteria={"fast": "Routine edits.", "deep": "Hard debugging."},
@@ -99,6 +100,7 @@ class TextQuestion(CodedModel):
     asks its decision model, with the routing question among them.
 
     Examples:
+        >>> from contextwise import TextQuestion
         >>> TextQuestion(instructions="Summarize the user's goal in one sentence.").kind
         'text'
     """
@@ -136,6 +138,7 @@ class Decision(CodedModel):
     cannot be reassigned after construction.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, Decision
         >>> decision = Decision(
         ...     questions={
         ...         "model": ChoiceQuestion(
@@ -177,6 +180,7 @@ class ChoiceAnswer(CodedModel):
     as a dict.
 
     Examples:
+        >>> from contextwise import ChoiceAnswer
         >>> answer = ChoiceAnswer(
         ...     choice="deep", confidence=0.9, probabilities={"deep": 0.9, "fast": 0.1}
         ... )
@@ -210,6 +214,7 @@ class TextAnswer(CodedModel):
     """The answer to a :class:`TextQuestion`.
 
     Examples:
+        >>> from contextwise import TextAnswer
         >>> TextAnswer(text="Fix the failing test.").text
         'Fix the failing test.'
     """
@@ -246,6 +251,7 @@ class DecisionRequest(CodedModel):
     is lossless JSON (see :func:`check_json_state`): a provider can serialize it as it is.
 
     Examples:
+        >>> from contextwise import ChoiceQuestion, DecisionRequest
         >>> request = DecisionRequest(
         ...     model="router-mini",
         ...     questions={
@@ -278,6 +284,7 @@ class DecisionResponse(CodedModel):
     the dict.
 
     Examples:
+        >>> from contextwise import DecisionResponse
         >>> response = DecisionResponse.model_validate(
         ...     {"model": "router-mini", "answers": {"model": {"choice": "a", "confidence": 0.97}}}
         ... )
@@ -317,6 +324,7 @@ class DecisionProvider(Protocol):
     ``__cause__``.
 
     Examples:
+        >>> from contextwise import DecisionProvider, DecisionRequest, DecisionResponse
         >>> class AlwaysFast:
         ...     name = "always-fast"
         ...

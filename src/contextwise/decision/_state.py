@@ -39,6 +39,7 @@ def check_json_state(state: object, *, field: str = "state") -> None:
             locates the faulty value, such as ``$.messages[2].content``.
 
     Examples:
+        >>> from contextwise import check_json_state
         >>> check_json_state({"step": 3, "messages": [{"role": "user", "content": "hi"}]})
         >>> from contextwise import RoutingConfigurationError
         >>> try:

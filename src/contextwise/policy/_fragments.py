@@ -115,6 +115,7 @@ class Fragment(metaclass=_FragmentType):
             or a tuple.
 
     Examples:
+        >>> from contextwise import Fragment
         >>> history = Fragment("history", messages=[{"role": "user", "content": "Hi"}])
         >>> type(history).__name__, history.field, history.chars
         ('MessagesFragment', 'messages', 2)
@@ -170,6 +171,7 @@ class Fragment(metaclass=_FragmentType):
             The new fragment.
 
         Examples:
+            >>> from contextwise import Fragment
             >>> Fragment("h", messages=[]).with_messages([{"role": "user", "content": "x"}]).chars
             1
         """
@@ -187,6 +189,7 @@ class Fragment(metaclass=_FragmentType):
             The new fragment.
 
         Examples:
+            >>> from contextwise import Fragment
             >>> Fragment("doc", text="long text").with_text("short").text
             'short'
         """
@@ -318,7 +321,7 @@ class ContextResult:
     whole text that was replaced.
 
     Examples:
-        >>> from contextwise import ContextPolicy, process_context
+        >>> from contextwise import ContextPolicy, Fragment, process_context
         >>> result = process_context(ContextPolicy(mode="validate"), [Fragment("doc", text="Hi")])
         >>> result.fragment("doc").text, result.removed
         ('Hi', {'doc': []})

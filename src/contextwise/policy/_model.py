@@ -118,6 +118,7 @@ class TrimStep(PolicyModel):
     reported in :attr:`ContextResult.removed <contextwise.policy.ContextResult.removed>`.
 
     Examples:
+        >>> from contextwise import TrimStep
         >>> step = TrimStep.model_validate({"id": "recent-history", "kind": "trim",
         ...     "fragmentId": "history", "keepGroups": 2, "targetChars": 1000})
         >>> step.keep_groups, step.grouping.kind
@@ -169,6 +170,7 @@ class CompressStep(PolicyModel):
     fragment untouched; the report records a failed change with the error.
 
     Examples:
+        >>> from contextwise import CompressStep
         >>> CompressStep(id="summary", fragment_id="history", compressor="summarize").keep_groups
         1
     """
@@ -212,6 +214,7 @@ class AppStep(PolicyModel):
     the fragment untouched and is recorded as a failed change.
 
     Examples:
+        >>> from contextwise import AppStep
         >>> AppStep(id="redact", fragment_id="history", app="redact_secrets").kind
         'app'
     """
@@ -343,6 +346,7 @@ class SequenceSelection(PolicyModel):
     """Apply the steps in order until the targets are met.
 
     Examples:
+        >>> from contextwise import SequenceSelection
         >>> SequenceSelection().mode
         'sequence'
     """
@@ -355,6 +359,7 @@ class FixedSelection(PolicyModel):
     """Apply exactly the listed steps, in the listed order, until the targets are met.
 
     Examples:
+        >>> from contextwise import FixedSelection
         >>> FixedSelection(steps=["summary", "recent-history"]).steps
         ('summary', 'recent-history')
     """
@@ -376,6 +381,7 @@ class AutoSelection(PolicyModel):
     measure their saving, so each may be called even when its result is not chosen.
 
     Examples:
+        >>> from contextwise import AutoSelection
         >>> AutoSelection().mode
         'auto'
     """
@@ -394,6 +400,7 @@ class ModelSelection(PolicyModel):
     remaining steps run as ``sequence``. Any other provider error propagates.
 
     Examples:
+        >>> from contextwise import ModelSelection
         >>> ModelSelection(model="router-mini").min_confidence
         0.85
     """
@@ -441,6 +448,7 @@ class ContextPolicy(PolicyModel):
     ``clip`` step, and ``keep_task`` turned off only with the ``tool-unit`` grouping.
 
     Examples:
+        >>> from contextwise import ContextPolicy
         >>> policy = ContextPolicy.model_validate({
         ...     "mode": "reduce", "triggerChars": 1800, "targetInputChars": 1500,
         ...     "selection": {"mode": "sequence"},
@@ -514,6 +522,7 @@ class ContextPolicy(PolicyModel):
                 ``problems`` lists them all).
 
         Examples:
+            >>> from contextwise import ContextPolicy
             >>> ContextPolicy.from_json('{"mode": "audit", "triggerChars": 100}').trigger_chars
             100
         """
@@ -535,6 +544,7 @@ class ContextPolicy(PolicyModel):
                 problem; ``problems`` lists them all).
 
         Examples:
+            >>> from contextwise import ContextPolicy
             >>> policy = ContextPolicy.from_toml('''
             ... mode = "reduce"
             ... trigger_chars = 1800
@@ -581,6 +591,7 @@ class ContextPolicy(PolicyModel):
             InvalidTypeError: When ``path`` is neither a string nor a path.
 
         Examples:
+            >>> from contextwise import ContextPolicy
             >>> import pathlib, tempfile
             >>> folder = pathlib.Path(tempfile.mkdtemp())
             >>> _ = (folder / "policy.json").write_text('{"mode": "validate"}')
@@ -626,7 +637,7 @@ class ContextPolicy(PolicyModel):
             InvalidTypeError: When an option has the wrong type.
 
         Examples:
-            >>> from contextwise import PolicyConfigurationError
+            >>> from contextwise import ContextPolicy, PolicyConfigurationError
             >>> policy = ContextPolicy(mode="reduce", trigger_chars=100, steps=[
             ...     {"id": "sum", "kind": "compress", "fragment_id": "history",
             ...      "compressor": "summarize"}])

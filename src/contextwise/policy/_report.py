@@ -29,6 +29,7 @@ class ContextDecision(PolicyModel):
     that falls back records a ``sequence`` decision listing the steps it then ran.
 
     Examples:
+        >>> from contextwise import ContextDecision
         >>> ContextDecision(mode="auto", step_ids=["trim-history"], reason="reaches the targets")
         ContextDecision(mode='auto', step_ids=('trim-history',), reason='reaches the targets')
     """
@@ -47,6 +48,7 @@ class TokenReport(PolicyModel):
     """The token measurement of a run, present only when a token counter was given.
 
     Examples:
+        >>> from contextwise import TokenReport
         >>> TokenReport(counter_id="estimate", before=900, after=400, input_limit=500).after
         400
     """
@@ -71,6 +73,7 @@ class ChangeError(PolicyModel):
     :class:`~contextwise.errors.PolicyStepError`.
 
     Examples:
+        >>> from contextwise import ChangeError
         >>> ChangeError(code="compressor_failed", message="The compressor failed.").code
         'compressor_failed'
     """
@@ -90,6 +93,7 @@ class ContextChange(PolicyModel):
     ``error``.
 
     Examples:
+        >>> from contextwise import ContextChange
         >>> change = ContextChange(id="trim-history", kind="trim", fragment_id="history",
         ...     before_chars=1800, after_chars=900, removed_messages=6, removed_chars=900)
         >>> change.saved_chars, change.status
@@ -165,6 +169,7 @@ class ConversationReport(PolicyModel):
     so the prompt only grows at its end and the provider's prompt cache holds.
 
     Examples:
+        >>> from contextwise import ConversationReport
         >>> ConversationReport(key="thread-1", status="extended").resynced
         False
     """
@@ -208,6 +213,7 @@ class ContextProcessingReport(PolicyModel):
     ``contextwise.policy`` logger.
 
     Examples:
+        >>> from contextwise import ContextProcessingReport
         >>> report = ContextProcessingReport(mode="validate", before_chars=120, after_chars=120)
         >>> report.model_dump(by_alias=True)["beforeChars"]
         120

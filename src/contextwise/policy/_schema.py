@@ -31,6 +31,7 @@ def context_policy_json_schema() -> dict[str, Any]:
         The schema, a JSON-compatible dict.
 
     Examples:
+        >>> from contextwise import context_policy_json_schema
         >>> schema = context_policy_json_schema()
         >>> schema["title"], "triggerChars" in schema["properties"]
         ('ContextPolicy', True)

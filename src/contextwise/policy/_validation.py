@@ -59,9 +59,9 @@ def validate_context_policy(
             a list of functions is refused), or ``fragments`` is not a list of fragments.
 
     Examples:
+        >>> from contextwise import PolicyConfigurationError, validate_context_policy
         >>> validate_context_policy({"mode": "validate"}, [], []).mode
         'validate'
-        >>> from contextwise import PolicyConfigurationError
         >>> policy = {"mode": "reduce", "triggerChars": 100, "steps": [
         ...     {"id": "s", "kind": "compress", "fragmentId": "h", "compressor": "llm"}]}
         >>> try:

@@ -94,10 +94,10 @@ class ModelSpec(CodedModel):
             range, or the name is blank.
 
     Examples:
+        >>> from contextwise import ModelSpec, RoutingConfigurationError
         >>> spec = ModelSpec(name="big-thinker", effort="medium", supported_efforts=["low", "high"])
         >>> spec.effort_sent
         <Effort.HIGH: 'high'>
-        >>> from contextwise import RoutingConfigurationError
         >>> try:
         ...     ModelSpec(name="small", window="32000")
         ... except RoutingConfigurationError as err:
@@ -240,6 +240,7 @@ class ModelSpec(CodedModel):
             InvalidValueError: When the effort is not an effort level (code ``invalid_effort``).
 
         Examples:
+            >>> from contextwise import ModelSpec
             >>> ModelSpec(name="m", max_output_tokens=8_000).thinking_budget("high")
             4000
         """
@@ -311,6 +312,7 @@ class RoutingContext:
             not an effort level (code ``invalid_effort``).
 
     Examples:
+        >>> from contextwise import RoutingContext
         >>> context = RoutingContext(
         ...     step=3, model="fast", messages=[{"role": "user", "content": "Fix the test."}]
         ... )
@@ -437,7 +439,7 @@ class ModelRouting:
         RoutingConfigurationError: When a field is invalid, as listed above.
 
     Examples:
-        >>> from contextwise import ChoiceQuestion, Decision
+        >>> from contextwise import ChoiceQuestion, Decision, ModelRouting, ModelSpec
         >>> class Router:
         ...     name = "router"
         ...

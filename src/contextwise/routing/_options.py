@@ -61,7 +61,7 @@ def provider_options(model: ModelSpec | str, effort: EffortLevel | None = None) 
             ``not_an_instance``).
 
     Examples:
-        >>> from contextwise import ModelSpec
+        >>> from contextwise import ModelSpec, provider_options
         >>> provider_options(ModelSpec(name="gpt-5", api="openai-chat"), "none")
         {'model': 'gpt-5', 'reasoning_effort': 'none'}
         >>> provider_options(

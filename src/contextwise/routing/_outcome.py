@@ -34,7 +34,7 @@ class RouteOutcome:
     """The result of one routing decision: the chosen candidate, why, and what it cost.
 
     Examples:
-        >>> from contextwise import ModelSpec
+        >>> from contextwise import ModelSpec, RouteOutcome
         >>> outcome = RouteOutcome(
         ...     step=2,
         ...     choice="deep",
@@ -85,6 +85,7 @@ class DecisionStartedEvent:
     """Sent when a model router starts a decision, before the state is built.
 
     Examples:
+        >>> from contextwise import DecisionStartedEvent
         >>> event = DecisionStartedEvent(
         ...     step=3, provider="openai", router_model="router-mini", question="model"
         ... )
@@ -113,6 +114,7 @@ class DecisionFinishedEvent:
     """Sent when the provider answered with a valid choice.
 
     Examples:
+        >>> from contextwise import DecisionFinishedEvent
         >>> event = DecisionFinishedEvent(
         ...     step=3, provider="openai", router_model="router-mini", question="model",
         ...     choice="deep", confidence=0.92, duration_ms=41.5, usage=None,
@@ -154,7 +156,7 @@ class DecisionFailedEvent:
     """Sent when a decision failed: a provider error, a bad answer or state, a cancellation.
 
     Examples:
-        >>> from contextwise import ProviderUnavailableError
+        >>> from contextwise import DecisionFailedEvent, ProviderUnavailableError
         >>> event = DecisionFailedEvent(
         ...     step=3, provider="openai", router_model="router-mini", question="model",
         ...     error=ProviderUnavailableError("503 from upstream"), fallback=True,
@@ -195,7 +197,7 @@ class RuleFailedEvent:
     """Sent when a rule of a :class:`~contextwise.routing.RuleRouter` raised; nothing is routed.
 
     Examples:
-        >>> from contextwise import RoutingRuleError
+        >>> from contextwise import RoutingRuleError, RuleFailedEvent
         >>> error = RoutingRuleError(
         ...     "rule_failed", rule="late", step=3, error_type="KeyError", detail=None
         ... )
@@ -226,6 +228,7 @@ class RouteEvent:
     """Sent last by every router, when it has chosen a model for the step.
 
     Examples:
+        >>> from contextwise import RouteEvent
         >>> event = RouteEvent(
         ...     step=3, choice="fast", model="small", reason="unavailable", confidence=None,
         ...     effort=None, usage=None, duration_ms=12.3,
@@ -282,7 +285,7 @@ class Router(Protocol):
     routers; so is any class of yours with these members, without inheriting from anything.
 
     Examples:
-        >>> from contextwise import ModelSpec, RouteOutcome, RoutingContext
+        >>> from contextwise import ModelSpec, RouteOutcome, Router, RoutingContext
         >>> class Always:
         ...     models = {"fast": ModelSpec(name="small-model")}
         ...     default = "fast"

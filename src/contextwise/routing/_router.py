@@ -56,6 +56,7 @@ def default_state(context: RoutingContext) -> dict[str, Any]:
             ``not_an_instance``).
 
     Examples:
+        >>> from contextwise import RoutingContext, default_state
         >>> context = RoutingContext(
         ...     step=1,
         ...     model="fast",
@@ -174,7 +175,14 @@ class ModelRouter:
             or ``sticky`` is not a bool (code ``sticky_not_bool``).
 
     Examples:
-        >>> from contextwise import ChoiceQuestion, Decision, DecisionRequest, ModelRouting
+        >>> from contextwise import (
+        ...     ChoiceQuestion,
+        ...     Decision,
+        ...     DecisionRequest,
+        ...     ModelRouter,
+        ...     ModelRouting,
+        ...     RoutingContext,
+        ... )
         >>> class Router:
         ...     name = "scripted"
         ...
@@ -261,7 +269,13 @@ class ModelRouter:
         handler.
 
         Examples:
-            >>> from contextwise import ChoiceQuestion, Decision, ModelRouting
+            >>> from contextwise import (
+            ...     ChoiceQuestion,
+            ...     Decision,
+            ...     ModelRouter,
+            ...     ModelRouting,
+            ...     RoutingContext,
+            ... )
             >>> class Unsure:
             ...     name = "unsure"
             ...
@@ -307,7 +321,13 @@ class ModelRouter:
 
         Examples:
             >>> import asyncio
-            >>> from contextwise import ChoiceQuestion, Decision, ModelRouting
+            >>> from contextwise import (
+            ...     ChoiceQuestion,
+            ...     Decision,
+            ...     ModelRouter,
+            ...     ModelRouting,
+            ...     RoutingContext,
+            ... )
             >>> class Down:
             ...     name = "down"
             ...

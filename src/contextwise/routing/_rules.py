@@ -55,6 +55,7 @@ class RoutingRule:
             ``negative_size``), or ``effort`` is not an effort level (code ``invalid_effort``).
 
     Examples:
+        >>> from contextwise import RoutingRule
         >>> rule = RoutingRule(id="long-context", model="deep", min_tokens=50_000)
         >>> rule.id, rule.model, rule.effort
         ('long-context', 'deep', None)
@@ -198,6 +199,7 @@ class RuleRouter:
             ``on_event_not_callable``), or ``sticky`` is not a bool (code ``sticky_not_bool``).
 
     Examples:
+        >>> from contextwise import ModelSpec, RoutingContext, RoutingRule, RuleRouter
         >>> router = RuleRouter(
         ...     [RoutingRule(id="long", model="deep", min_tokens=1_000, effort="high")],
         ...     default="fast",
@@ -279,6 +281,7 @@ class RuleRouter:
                 (code ``invalid_model_spec``).
 
         Examples:
+            >>> from contextwise import ModelSpec, RoutingContext, RuleRouter
             >>> router = RuleRouter.single(ModelSpec(name="gpt-5", effort="low"))
             >>> outcome = router.route(RoutingContext(step=1, model="gpt-5"))
             >>> outcome.choice, outcome.reason, outcome.effort
@@ -294,6 +297,7 @@ class RuleRouter:
         or outside an event loop.
 
         Examples:
+            >>> from contextwise import RoutingContext, RoutingRule, RuleRouter
             >>> router = RuleRouter(
             ...     [RoutingRule(id="tools", model="deep", has_tools=True)],
             ...     default="fast",
@@ -323,6 +327,7 @@ class RuleRouter:
                 ``not_an_instance``).
 
         Examples:
+            >>> from contextwise import RoutingContext, RoutingRule, RuleRouter
             >>> import asyncio
             >>> router = RuleRouter(
             ...     [RoutingRule(id="late", model="deep", min_step=10)],

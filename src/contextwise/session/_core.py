@@ -60,6 +60,7 @@ class ArchivedMessage:
     """A message that a step of the session's policy took out of the context.
 
     Examples:
+        >>> from contextwise import ArchivedMessage
         >>> from datetime import datetime, timezone
         >>> item = ArchivedMessage({"role": "user", "content": "Hi"}, 1, "trim-history",
         ...     datetime(2026, 1, 1, tzinfo=timezone.utc))
@@ -389,6 +390,7 @@ class ContextSession:
             SessionStoreError: When the store cannot be used.
 
         Examples:
+            >>> from contextwise import InvalidValueError
             >>> import asyncio
             >>> from contextwise.session import ContextSession, MemoryStore
             >>> session = ContextSession({"mode": "audit"}, MemoryStore(), "chat-1")

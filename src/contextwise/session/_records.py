@@ -38,6 +38,7 @@ class StoredMessage:
     ``item_id`` and ``position`` of the placeholder it is given.
 
     Examples:
+        >>> from contextwise import StoredMessage
         >>> StoredMessage(1, 1 << 20, {"role": "user", "content": "Hi"}, 2, None, None).chars
         2
     """
@@ -72,6 +73,7 @@ class SessionSnapshot:
     """The context of a session as a store read it.
 
     Examples:
+        >>> from contextwise import SessionSnapshot
         >>> SessionSnapshot(version=0, last_item=0, items=[]).complete
         True
     """
@@ -98,6 +100,7 @@ class ChangeEntry:
     takes.
 
     Examples:
+        >>> from contextwise import ChangeEntry
         >>> ChangeEntry(step="trim-history", archived=[1, 2]).created
         []
     """
@@ -121,6 +124,7 @@ class SessionChange:
     entry a new change id, in order.
 
     Examples:
+        >>> from contextwise import ChangeEntry, SessionChange
         >>> from datetime import datetime, timezone
         >>> change = SessionChange(version=3, at=datetime(2026, 1, 1, tzinfo=timezone.utc),
         ...     entries=[ChangeEntry("trim", archived=[4, 5])])
@@ -149,6 +153,7 @@ class StoredArchiveItem:
     """One archived message as a store returns it.
 
     Examples:
+        >>> from contextwise import StoredArchiveItem, StoredMessage
         >>> from datetime import datetime, timezone
         >>> item = StoredArchiveItem(StoredMessage(1, 1 << 20, {}, 0, None, None), 1, "trim",
         ...     datetime(2026, 1, 1, tzinfo=timezone.utc))
@@ -175,6 +180,7 @@ class AddResult:
     a retry.
 
     Examples:
+        >>> from contextwise import AddResult
         >>> result = AddResult(positions=(4, 5), version=2)
         >>> result.positions, result.duplicate
         ((4, 5), False)
@@ -198,6 +204,7 @@ class IdempotencyKey:
     """The idempotency key of an add and the digest of its messages, as a store receives them.
 
     Examples:
+        >>> from contextwise import IdempotencyKey
         >>> IdempotencyKey("turn-7", "9f86d081").key
         'turn-7'
     """

@@ -117,6 +117,7 @@ class PartEstimate:
             The flat figure of that kind, in characters.
 
         Examples:
+            >>> from contextwise import PartEstimate
             >>> PartEstimate().flat_chars("audio")
             7680
         """
@@ -138,6 +139,7 @@ class PartEstimate:
             ``ceil(tokens * chars_per_token)``.
 
         Examples:
+            >>> from contextwise import PartEstimate
             >>> PartEstimate().to_chars(85)
             340
         """
@@ -153,6 +155,7 @@ class PartEstimate:
             ``ceil(len(text) * encrypted_ratio)``.
 
         Examples:
+            >>> from contextwise import PartEstimate
             >>> PartEstimate().encrypted_chars("x" * 400)
             300
         """
@@ -172,6 +175,7 @@ class PartEstimate:
             :attr:`image_tokens`, in characters.
 
         Examples:
+            >>> from contextwise import PartEstimate
             >>> PartEstimate().image_chars(None, "openai")
             6400
             >>> PartEstimate().image_chars(None, "openai", detail="low")

@@ -56,6 +56,7 @@ def read_message(
             (``invalid_message_field``), or ``sink`` is not a list (``not_an_instance``).
 
     Examples:
+        >>> from contextwise import read_message
         >>> facts = read_message({"role": "model", "parts": [
         ...     {"functionCall": {"name": "weather", "args": {"city": "Paris"}}}]})
         >>> facts.shape, facts.role, facts.chars, facts.calls
@@ -207,6 +208,7 @@ def message_shape(message: object) -> MessageShape:
         InvalidTypeError: When the message is neither a mapping nor a supported object.
 
     Examples:
+        >>> from contextwise import message_shape
         >>> message_shape({"type": "reasoning", "summary": []})
         'openai-responses'
         >>> message_shape({"role": "user", "content": [{"type": "text", "text": "Hi"}]})

@@ -46,6 +46,7 @@ def summary_message(text: str, role: SummaryRole = "user", like: object = None) 
             summary), or ``like`` is neither a mapping nor a supported object.
 
     Examples:
+        >>> from contextwise import summary_message
         >>> summary_message("Earlier: the user asked for the weather.")
         {'role': 'user', 'content': 'Earlier: the user asked for the weather.'}
         >>> summary_message("Done.", "assistant", like={"role": "user", "parts": [{"text": "Hi"}]})

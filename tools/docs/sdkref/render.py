@@ -222,7 +222,8 @@ class Renderer:
         out += self.heading(2, self.label(f"kind:{cls.kind}", name=f"`{cls.name}`"), cls.anchor)
         out += self.blocks(cls.description)
         if cls.bases:
-            out += [f"{self.bold('bases')} " + ", ".join(self.exception(b) for b in cls.bases), ""]
+            bases = self.separator.join(self.exception(b) for b in cls.bases)
+            out += [f"{self.bold('bases')} {bases}", ""]
         if cls.members:
             out += [self.bold("members"), ""]
             out += self.table(
@@ -342,7 +343,7 @@ class Renderer:
         out += [self.label("index:intro"), ""]
         rows = []
         for page in self.reference.pages:
-            names = ", ".join(f"[`{name}`]({page.slug}.md#{name})" for name in page.names)
+            names = self.separator.join(f"[`{name}`]({page.slug}.md#{name})" for name in page.names)
             summary = self.text(page.summary) if page.summary else ""
             rows.append((f"[{page.title}]({page.slug}.md)", summary, names))
         out += self.table(("module", "summary", "names"), rows)
@@ -408,6 +409,12 @@ class Renderer:
             out.append("| " + " | ".join([title, *cells]) + " |")
         out.append("")
         return _finish(out)
+
+    @property
+    def separator(self) -> str:
+        """What joins the items of a list in the language: ``", "``, or ``"、"`` in Chinese."""
+        locale = Locale.parse(languages.babel_locale(self.language))
+        return str(locale.list_patterns["standard"]["middle"]).replace("{0}", "").replace("{1}", "")
 
     def number(self, value: int) -> str:
         return format_decimal(value, locale=languages.babel_locale(self.language))
