@@ -23,7 +23,7 @@ from pydantic_core import ErrorDetails, from_json
 from contextwise._checks import MAX_DEPTH, too_deep
 from contextwise._translation import short_repr as value_repr
 from contextwise._translation import short_text
-from contextwise.errors import ContextwiseError, InvalidValueError
+from contextwise.errors import ContextwiseError, InvalidValueError, with_problems
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -143,10 +143,7 @@ def coded_error(exc: ValidationError, model: type[BaseModel], data: object) -> C
     error_class: type[ContextwiseError] = getattr(model, "_error_class", InvalidValueError)
     errors = exc.errors(include_url=False)
     problems = [problem_error(error, model, data, error_class) for error in errors[:MAX_PROBLEMS]]
-    first = problems[0]
-    first._more = tuple(problems[1:])
-    first._unlisted = len(errors) - len(problems)
-    return first
+    return with_problems(problems[0], tuple(problems[1:]), len(errors) - len(problems))
 
 
 def problem_error(

@@ -32,7 +32,12 @@ from typing import Any, Final, TextIO
 from contextwise import __version__
 from contextwise._checks import MAX_DEPTH, too_deep
 from contextwise._translation import short_text
-from contextwise.errors import ContextwiseError, InvalidTypeError, PolicyConfigurationError
+from contextwise.errors import (
+    ContextwiseError,
+    InvalidTypeError,
+    PolicyConfigurationError,
+    with_problems,
+)
 from contextwise.i18n import N_, SUPPORTED_LOCALES, Locale, Message, normalize_locale, translate
 from contextwise.policy import (
     ClearStep,
@@ -326,9 +331,7 @@ def _check(files: Sequence[str], locale: Locale, form: str, out: TextIO) -> int:
 def _own_message(problem: ContextwiseError, locale: Locale) -> str:
     # The line lists every problem, so each one's message is shown without the "N more" note;
     # the message is one line, whatever its detail holds.
-    single = copy.copy(problem)
-    single._more, single._unlisted = (), 0
-    return shown_path(single.render(locale))
+    return shown_path(with_problems(copy.copy(problem), ()).render(locale))
 
 
 def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:

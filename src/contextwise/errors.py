@@ -458,6 +458,20 @@ class UnsupportedLocaleError(InvalidValueError):
     }
 
 
+def with_problems(
+    first: ContextwiseError, more: tuple[ContextwiseError, ...], unlisted: int = 0
+) -> ContextwiseError:
+    """Give an error the other problems found in the same input, and return it.
+
+    The validators that report every problem at once build the first error and attach the others
+    here (``problems`` lists them; the message counts them, ``unlisted`` included); with no other
+    problem, the error's message is its own alone.
+    """
+    first._more = more
+    first._unlisted = unlisted
+    return first
+
+
 def checked_locale(value: object) -> Locale:
     """Return the supported locale that a locale name designates, or raise.
 
