@@ -3,8 +3,10 @@
 Planning must check every segment, sort the optional ones by descending priority (ties in input
 order) and scan them once, so its floor is one ``sorted()`` of the ``(-priority, index)`` keys of
 the same segments. This script times both, best of several runs, and prints the ratio for each
-strategy and each input shape (mappings and BudgetSegment objects). The goal is a ratio of at most
-3; the script exits with status 1 when a ratio misses it.
+strategy and each input shape (mappings and BudgetSegment objects). It sets no goal: like the
+trim's ratio to a bare loop and the routing's microseconds, a ratio to a bare sort bought
+hand-inlined twins of the checked path that no user could feel (DESIGN.md §12.7); a mapping is
+checked by the same checks as a BudgetSegment, so it costs more than an object checked when built.
 
 Run it with ``make bench`` or ``python benchmarks/bench_plan.py [--segments N] [--repeat R]``.
 """
@@ -19,8 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 from contextwise import BudgetSegment, ContextBudget
-
-GOAL = 3.0
 
 
 def best_of(repeat: int, func: Callable[[], Any]) -> float:
@@ -83,9 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"  plan({shape}, strategy={strategy!r}): {elapsed * 1000:8.1f} ms"
                 f"  ratio {ratio:4.2f}x"
             )
-    verdict = "meets" if worst <= GOAL else "MISSES"
-    print(f"worst ratio {worst:.2f}x {verdict} the goal of {GOAL:.0f}x")
-    return 0 if worst <= GOAL else 1
+    print(f"worst ratio {worst:.2f}x (no goal)")
+    return 0
 
 
 if __name__ == "__main__":

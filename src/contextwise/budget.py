@@ -35,19 +35,33 @@ _INF = math.inf
 # --- Checks shared by the budget, the segments and the plan -------------------------------------
 
 
-def _number(value: object, name: str, locale: Locale | None) -> float | int:
-    """Return a finite real number of zero or more, or raise the error that names the problem."""
+_Where = str | tuple[int, str]
+"""A value's name in an error: a name, or a segment's index and field (``segments[3].tokens``),
+spelled out only when an error is raised."""
+
+
+def _name(where: _Where) -> str:
+    return where if isinstance(where, str) else f"segments[{where[0]}].{where[1]}"
+
+
+def _real(value: object, name: _Where, locale: Locale | None) -> None:
+    """Refuse a bool or a value that is not a real number (an int or a float is one at once)."""
     if isinstance(value, bool):
-        raise InvalidTypeError("bool_not_a_number", name=name, locale=locale)
-    if not isinstance(value, Real):
+        raise InvalidTypeError("bool_not_a_number", name=_name(name), locale=locale)
+    if not isinstance(value, int | float) and not isinstance(value, Real):
         raise InvalidTypeError(
-            "not_a_number", name=name, type_name=type(value).__name__, locale=locale
+            "not_a_number", name=_name(name), type_name=type(value).__name__, locale=locale
         )
-    number = value if isinstance(value, int | float) else float(value)
+
+
+def _number(value: object, name: _Where, locale: Locale | None) -> float | int:
+    """Return a finite real number of zero or more, or raise the error that names the problem."""
+    _real(value, name, locale)
+    number = value if isinstance(value, int | float) else float(value)  # type: ignore[arg-type]
     if isinstance(number, float) and not math.isfinite(number):
-        raise InvalidValueError("non_finite_size", name=name, value=number, locale=locale)
+        raise InvalidValueError("non_finite_size", name=_name(name), value=number, locale=locale)
     if number < 0:
-        raise InvalidValueError("negative_size", name=name, value=number, locale=locale)
+        raise InvalidValueError("negative_size", name=_name(name), value=number, locale=locale)
     return number
 
 
@@ -56,36 +70,31 @@ def _size(value: object, name: str, locale: Locale | None) -> int:
     return math.floor(_number(value, name, locale))
 
 
-def _segment_tokens(value: object, name: str, locale: Locale | None) -> int:
+def _segment_tokens(value: object, name: _Where, locale: Locale | None) -> int:
     """Return a segment's tokens, rounded up to a whole number."""
     return math.ceil(_number(value, name, locale))
 
 
-def _priority(value: object, name: str, locale: Locale | None) -> int | float:
-    if isinstance(value, bool):
-        raise InvalidTypeError("bool_not_a_number", name=name, locale=locale)
-    if not isinstance(value, Real):
-        raise InvalidTypeError(
-            "not_a_number", name=name, type_name=type(value).__name__, locale=locale
-        )
-    number = value if isinstance(value, int | float) else float(value)
+def _priority(value: object, name: _Where, locale: Locale | None) -> int | float:
+    _real(value, name, locale)
+    number = value if isinstance(value, int | float) else float(value)  # type: ignore[arg-type]
     if not 0 <= number < _INF:  # refuses NaN too; exact for integers of any size
-        raise InvalidValueError("invalid_priority", name=name, value=number, locale=locale)
+        raise InvalidValueError("invalid_priority", name=_name(name), value=number, locale=locale)
     return number
 
 
-def _segment_id(value: object, name: str, locale: Locale | None) -> str:
+def _segment_id(value: object, name: _Where, locale: Locale | None) -> str:
     if not isinstance(value, str):
         raise InvalidTypeError(
-            "not_a_string", name=name, type_name=type(value).__name__, locale=locale
+            "not_a_string", name=_name(name), type_name=type(value).__name__, locale=locale
         )
     return value
 
 
-def _required(value: object, name: str, locale: Locale | None) -> bool:
+def _required(value: object, name: _Where, locale: Locale | None) -> bool:
     if value is not True and value is not False:
         raise InvalidTypeError(
-            "not_a_bool", name=name, type_name=type(value).__name__, locale=locale
+            "not_a_bool", name=_name(name), type_name=type(value).__name__, locale=locale
         )
     return value
 
@@ -625,17 +634,16 @@ def _read_mapping(
     for key in ("id", "tokens"):
         if key not in segment:
             raise InvalidValueError("missing_segment_field", index=index, field=key, locale=locale)
-    for key in segment:
-        if key not in _SEGMENT_FIELDS:
-            raise InvalidValueError(
-                "unknown_segment_field", index=index, field=short_text(key), locale=locale
-            )
-    where = f"segments[{index}]"
+    if not _SEGMENT_FIELDS.issuperset(segment):
+        key = next(key for key in segment if key not in _SEGMENT_FIELDS)
+        raise InvalidValueError(
+            "unknown_segment_field", index=index, field=short_text(key), locale=locale
+        )
     return (
-        _segment_id(segment["id"], f"{where}.id", locale),
-        _segment_tokens(segment["tokens"], f"{where}.tokens", locale),
-        _priority(segment.get("priority", 0), f"{where}.priority", locale),
-        _required(segment.get("required", True), f"{where}.required", locale),
+        _segment_id(segment["id"], (index, "id"), locale),
+        _segment_tokens(segment["tokens"], (index, "tokens"), locale),
+        _priority(segment.get("priority", 0), (index, "priority"), locale),
+        _required(segment.get("required", True), (index, "required"), locale),
     )
 
 
