@@ -157,7 +157,9 @@ def test_attributes_are_read_only() -> None:
 
 def test_repr_equality_and_hash() -> None:
     budget = ContextBudget(window=32_000, output=2_000, reasoning=4_000)
-    assert repr(budget) == "ContextBudget(window=32000, output=2000, reasoning=4000, safety=640)"
+    assert repr(budget) == (
+        "ContextBudget(window=32000, output=2000, reasoning=4000, safety=640, locale=None)"
+    )
     same = ContextBudget(32_000.5, 2_000, 4_000, 640)
     assert budget == same and hash(budget) == hash(same)
     assert budget != ContextBudget(window=32_000, output=2_000, reasoning=4_000, safety=0)
@@ -896,3 +898,15 @@ def test_integers_of_any_size_are_exact() -> None:
     assert segment.priority == huge
     plan = budget.plan([segment, {"id": "b", "tokens": 5, "priority": huge - 1, "required": False}])
     assert plan.included == ["a", "b"]
+
+
+def test_a_budget_is_a_frozen_dataclass_whose_constructor_checks() -> None:
+    # A plain value (DESIGN §12.7): the dataclass makes equality, hash and repr; the constructor
+    # is the budget's own, which floors, fills the safety margin and checks.
+    import dataclasses
+
+    budget = ContextBudget(window=1_000.9, output=100)
+    assert dataclasses.is_dataclass(budget)
+    assert dataclasses.astuple(budget) == (1_000, 100, 0, 20, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        budget.window = 5  # type: ignore[misc]

@@ -9,6 +9,7 @@ reasoning and a safety margin: ``B_context = W - B_out - B_reasoning - B_safety`
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from itertools import compress
 from numbers import Real
 from operator import not_
@@ -281,7 +282,28 @@ class BudgetPlan(CodedModel):
 # --- The budget ---------------------------------------------------------------------------------
 
 
-class ContextBudget:
+@dataclass(frozen=True, slots=True)
+class _BudgetSizes:
+    """The checked sizes of a :class:`ContextBudget`, which builds them."""
+
+    window: int
+    """W: the model's context window in tokens."""
+
+    output: int
+    """B_out: the tokens reserved for the answer."""
+
+    reasoning: int
+    """B_reasoning: the tokens reserved for internal reasoning."""
+
+    safety: int
+    """B_safety: the safety margin in tokens, 2 percent of the window by default."""
+
+    locale: Locale | None = None
+    """The language of the errors this budget raises, or None for the current default."""
+
+
+@dataclass(frozen=True, init=False)
+class ContextBudget(_BudgetSizes):
     """The token budget of the prompt's context: ``B_context = W - B_out - B_reasoning - B_safety``.
 
     The sizes are rounded down to whole tokens and checked at construction. The safety margin
@@ -312,12 +334,10 @@ class ContextBudget:
         >>> from contextwise import ContextBudget
         >>> budget = ContextBudget(window=32_000, output=2_000, reasoning=4_000)
         >>> budget
-        ContextBudget(window=32000, output=2000, reasoning=4000, safety=640)
+        ContextBudget(window=32000, output=2000, reasoning=4000, safety=640, locale=None)
         >>> budget.context_budget()
         25360
     """
-
-    __slots__ = ("_context_budget", "_locale", "_output", "_reasoning", "_safety", "_window")
 
     def __init__(
         self,
@@ -328,49 +348,24 @@ class ContextBudget:
         *,
         locale: str | None = None,
     ) -> None:
-        self._locale: Locale | None = None if locale is None else normalize_locale(locale)
-        loc = self._locale
-        self._window = _size(window, "window", loc)
-        self._output = _size(output, "output", loc)
-        self._reasoning = _size(reasoning, "reasoning", loc)
-        self._safety = self._window * 2 // 100 if safety is None else _size(safety, "safety", loc)
-        reserved = self._output + self._reasoning + self._safety
-        if reserved > self._window:
+        loc = None if locale is None else normalize_locale(locale)
+        sizes = _size(window, "window", loc), _size(output, "output", loc)
+        reserves = (
+            _size(reasoning, "reasoning", loc),
+            (sizes[0] * 2 // 100 if safety is None else _size(safety, "safety", loc)),
+        )
+        reserved = sizes[1] + reserves[0] + reserves[1]
+        if reserved > sizes[0]:
             raise ContextOverflowError(
                 "reserves_exceed_window",
                 reserved=reserved,
-                output=self._output,
-                reasoning=self._reasoning,
-                safety=self._safety,
-                window=self._window,
+                output=sizes[1],
+                reasoning=reserves[0],
+                safety=reserves[1],
+                window=sizes[0],
                 locale=loc,
             )
-        self._context_budget = self._window - reserved
-
-    @property
-    def window(self) -> int:
-        """W: the model's context window in tokens."""
-        return self._window
-
-    @property
-    def output(self) -> int:
-        """B_out: the tokens reserved for the answer."""
-        return self._output
-
-    @property
-    def reasoning(self) -> int:
-        """B_reasoning: the tokens reserved for internal reasoning."""
-        return self._reasoning
-
-    @property
-    def safety(self) -> int:
-        """B_safety: the safety margin in tokens, 2 percent of the window by default."""
-        return self._safety
-
-    @property
-    def locale(self) -> Locale | None:
-        """The language of the errors this budget raises, or None for the current default."""
-        return self._locale
+        _BudgetSizes.__init__(self, *sizes, *reserves, locale=loc)
 
     def context_budget(self) -> int:
         """Return the tokens available for the prompt's context.
@@ -384,10 +379,10 @@ class ContextBudget:
             >>> budget.context_budget()
             7000
         """
-        return self._context_budget
+        return self.window - self.output - self.reasoning - self.safety
 
     def _tokens(self, tokens: object) -> float | int:
-        return _number(tokens, "tokens", self._locale)
+        return _number(tokens, "tokens", self.locale)
 
     def fits(self, tokens: float) -> bool:
         """Tell whether a number of tokens fits in the context budget.
@@ -408,7 +403,7 @@ class ContextBudget:
             >>> budget.fits(9_000), budget.fits(9_001)
             (True, False)
         """
-        return self._tokens(tokens) <= self._context_budget
+        return self._tokens(tokens) <= self.context_budget()
 
     def assert_fits(self, tokens: float) -> None:
         """Raise an error when a number of tokens does not fit in the context budget.
@@ -433,12 +428,10 @@ class ContextBudget:
             The context does not fit: 12,345 tokens for a context budget of 9,000 tokens.
         """
         value = self._tokens(tokens)
-        if value > self._context_budget:
+        budget = self.context_budget()
+        if value > budget:
             raise ContextOverflowError(
-                "context_overflow",
-                tokens=value,
-                context_budget=self._context_budget,
-                locale=self._locale,
+                "context_overflow", tokens=value, context_budget=budget, locale=self.locale
             )
 
     def plan(
@@ -500,7 +493,7 @@ class ContextBudget:
             >>> plan.used, plan.remaining
             (7500, 1500)
         """
-        locale = self._locale
+        locale = self.locale
         if not isinstance(strategy, str) or strategy not in _STRATEGIES:
             raise InvalidValueError(
                 "unknown_strategy",
@@ -511,7 +504,7 @@ class ContextBudget:
         ids, tokens, priorities, kept, optional, required_total = _read_segments(segments, locale)
         if len(set(ids)) != len(ids):
             _raise_duplicate(ids, locale)
-        budget = self._context_budget
+        budget = self.context_budget()
         if required_total > budget:
             required_ids = list(compress(ids, kept))
             raise ContextOverflowError(
@@ -536,36 +529,16 @@ class ContextBudget:
         else:
             remaining = _cutoff(order, tokens, priorities, kept, remaining)
         return BudgetPlan.model_construct(
-            window=self._window,
-            output_reserved=self._output,
-            reasoning_reserved=self._reasoning,
-            safety_margin=self._safety,
+            window=self.window,
+            output_reserved=self.output,
+            reasoning_reserved=self.reasoning,
+            safety_margin=self.safety,
             context_budget=budget,
             used=budget - remaining,
             remaining=remaining,
             included=list(compress(ids, kept)),
             dropped=list(compress(ids, map(not_, kept))),
         )
-
-    def __repr__(self) -> str:
-        text = (
-            f"ContextBudget(window={self._window}, output={self._output}, "
-            f"reasoning={self._reasoning}, safety={self._safety}"
-        )
-        if self._locale is not None:
-            text += f", locale={self._locale!r}"
-        return text + ")"
-
-    def _key(self) -> tuple[int, int, int, int, Locale | None]:
-        return (self._window, self._output, self._reasoning, self._safety, self._locale)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ContextBudget):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
 
 def _cutoff(

@@ -71,7 +71,9 @@ class Classes:
             self._exception(result, cls, live)
         self._class_fields(result, cls, live, path, name, doc)
         init = cls.members.get("__init__")
-        custom = kind == "model" and init is not None
+        # A pydantic model, or a dataclass that writes its own checked __init__ (init=False).
+        own_init = kind == "dataclass" and not _dataclass_makes_init(live)
+        custom = (kind == "model" or own_init) and init is not None and not init.is_alias
         if (
             (result.constructor is None or custom)
             and init is not None
@@ -308,11 +310,18 @@ def _dataclass_specs(live: Any) -> list[FieldSpec]:
     return specs
 
 
+def _dataclass_makes_init(live: Any) -> bool:
+    params = getattr(live, "__dataclass_params__", None)
+    return bool(getattr(params, "init", True))
+
+
 def _member(cls: Any, name: str) -> Any:
     try:
         member = cls.all_members.get(name)
     except Exception:  # noqa: BLE001 - unresolvable bases: fall back to the class's own members
         member = cls.members.get(name)
+    if member is not None and member.is_alias and getattr(member, "inherited", False):
+        member = member.final_target  # a field a dataclass inherits from its base
     if member is None or member.is_alias:
         return None
     return member
