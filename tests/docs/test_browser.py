@@ -130,7 +130,7 @@ def test_switcher_keeps_the_page(visit: Visit, lang: str, title: str) -> None:
 
 @pytest.mark.parametrize(
     ("prefix", "lang", "heading"),
-    [("", "en", "Class"), ("fr/", "fr", "Classe"), ("zh/", "zh", "类")],
+    [("", "en", "Dataclass"), ("fr/", "fr", "Classe de données"), ("zh/", "zh", "数据类")],
 )
 def test_a_guide_identifier_link_lands_on_the_same_language_entry(
     visit: Visit, prefix: str, lang: str, heading: str
