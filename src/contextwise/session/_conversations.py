@@ -22,7 +22,7 @@ from contextwise.errors import (
     SessionConflictError,
     SessionStoreError,
 )
-from contextwise.session._records import SESSION_ID_LIMIT, check_text_id
+from contextwise.session._records import check_text_id
 
 TABLE = (
     "CREATE TABLE IF NOT EXISTS contextwise_conversations (conversation_key TEXT PRIMARY KEY, "
@@ -64,12 +64,7 @@ def check_key(key: object) -> str:
         InvalidValueError: When it is blank, too long or holds a NUL character or a lone
             surrogate (code ``invalid_conversation_key``).
     """
-    text = check_text_id(key, "key", "invalid_conversation_key")
-    if not text.strip():
-        raise InvalidValueError(
-            "invalid_conversation_key", value=short_repr(key), limit=SESSION_ID_LIMIT
-        )
-    return text
+    return check_text_id(key, "key", "invalid_conversation_key")
 
 
 def check_version(version: object) -> int:

@@ -225,10 +225,7 @@ def check_session_id(session_id: object) -> str:
             :data:`SESSION_ID_LIMIT` characters, or holds a NUL character or a lone surrogate
             (code ``invalid_session_id``).
     """
-    text = check_text_id(session_id, "session_id", "invalid_session_id")
-    if not text.strip():
-        raise InvalidValueError("blank_session_id", value=short_repr(session_id))
-    return text
+    return check_text_id(session_id, "session_id", "invalid_session_id", "blank_session_id")
 
 
 def check_idempotency_key(key: object) -> str:
@@ -239,12 +236,7 @@ def check_idempotency_key(key: object) -> str:
         InvalidValueError: When it is blank, longer than :data:`SESSION_ID_LIMIT` characters, or
             holds a NUL character or a lone surrogate (code ``invalid_idempotency_key``).
     """
-    text = check_text_id(key, "idempotency_key", "invalid_idempotency_key")
-    if not text.strip():
-        raise InvalidValueError(
-            "invalid_idempotency_key", value=short_repr(key), limit=SESSION_ID_LIMIT
-        )
-    return text
+    return check_text_id(key, "idempotency_key", "invalid_idempotency_key")
 
 
 def check_change_id(change_id: object) -> int:
@@ -260,22 +252,22 @@ def check_change_id(change_id: object) -> int:
     return change_id
 
 
-def check_text_id(value: object, name: str, code: str) -> str:
+def check_text_id(value: object, name: str, code: str, blank_code: str | None = None) -> str:
     """Check an id that every store keeps as text: a string of at most
-    :data:`SESSION_ID_LIMIT` characters that a database can hold (no NUL, no lone surrogate).
+    :data:`SESSION_ID_LIMIT` characters that a database can hold (no NUL, no lone surrogate),
+    and not blank.
 
     Raises:
         InvalidTypeError: When it is not a string (code ``not_a_string``).
-        InvalidValueError: When it is too long or holds such a character (code ``code``).
+        InvalidValueError: When it is too long or holds such a character (code ``code``), or
+            blank (code ``blank_code``, ``code`` when not given).
     """
     if not isinstance(value, str):
         raise InvalidTypeError("not_a_string", name=name, type_name=type(value).__name__)
-    if len(value) > SESSION_ID_LIMIT or "\x00" in value:
+    if len(value) > SESSION_ID_LIMIT or "\x00" in value or not (value.isascii() or _encodes(value)):
         raise InvalidValueError(code, value=short_repr(value), limit=SESSION_ID_LIMIT)
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidValueError(code, value=short_repr(value), limit=SESSION_ID_LIMIT) from None
+    if not value.strip():
+        raise InvalidValueError(blank_code or code, value=short_repr(value), limit=SESSION_ID_LIMIT)
     return value
 
 
@@ -398,12 +390,7 @@ def check_state_name(name: object) -> str:
         InvalidValueError: When it is blank, too long or holds a NUL character or a lone
             surrogate (code ``invalid_state_name``).
     """
-    text = check_text_id(name, "name", "invalid_state_name")
-    if not text.strip():
-        raise InvalidValueError(
-            "invalid_state_name", value=short_repr(name), limit=SESSION_ID_LIMIT
-        )
-    return text
+    return check_text_id(name, "name", "invalid_state_name")
 
 
 def json_text(value: object, field: str) -> str:
