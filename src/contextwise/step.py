@@ -30,7 +30,7 @@ from contextwise.policy import (
 from contextwise.policy._runner import as_runner, measure_of, runner_core
 from contextwise.routing._model import ModelSpec, RoutingContext
 from contextwise.routing._options import provider_options
-from contextwise.routing._outcome import RouteOutcome, Router
+from contextwise.routing._outcome import RouteOutcome, Router, check_router
 from contextwise.routing._rules import RuleRouter
 from contextwise.tokens import EstimateCounter
 
@@ -473,15 +473,7 @@ def _step_router(router: Router | None, model: ModelSpec | str | None) -> Router
     if router is None:
         assert model is not None
         return RuleRouter.single(model)
-    if not (
-        all(callable(getattr(router, name, None)) for name in ("route", "aroute"))
-        and isinstance(getattr(router, "models", None), Mapping)
-        and isinstance(getattr(router, "default", None), str)
-    ):
-        raise RoutingConfigurationError(
-            "invalid_router", field="router", type_name=type(router).__name__
-        )
-    return router
+    return check_router(router)
 
 
 def _core(

@@ -19,7 +19,7 @@ from contextwise.effort import Effort, is_effort
 from contextwise.errors import RoutingConfigurationError
 from contextwise.routing._model import ModelSpec, RoutingContext
 from contextwise.routing._options import provider_options
-from contextwise.routing._outcome import RouteOutcome, Router
+from contextwise.routing._outcome import RouteOutcome, Router, check_router
 
 ModelT = TypeVar("ModelT")
 
@@ -98,14 +98,7 @@ def step_routing(router: object, models: object, integration: str) -> StepRoutin
             field="models" if models is None else "router",
             integration=integration,
         )
-    if not (
-        all(callable(getattr(router, name, None)) for name in ("route", "aroute"))
-        and isinstance(getattr(router, "models", None), Mapping)
-        and isinstance(getattr(router, "default", None), str)
-    ):
-        raise RoutingConfigurationError(
-            "invalid_router", field="router", type_name=type(router).__name__
-        )
+    check_router(router)
     if not isinstance(models, Mapping):
         raise RoutingConfigurationError(
             "framework_models_not_mapping",

@@ -323,6 +323,24 @@ class Router(Protocol):
         ...
 
 
+def check_router(router: object) -> Router:
+    """Check that a value can route: ``route`` and ``aroute`` callables, a ``models`` mapping and
+    a ``default`` label, as :class:`Router` says (the protocol is not runtime-checkable).
+
+    Raises:
+        RoutingConfigurationError: When it cannot (code ``invalid_router``).
+    """
+    if not (
+        all(callable(getattr(router, name, None)) for name in ("route", "aroute"))
+        and isinstance(getattr(router, "models", None), Mapping)
+        and isinstance(getattr(router, "default", None), str)
+    ):
+        raise RoutingConfigurationError(
+            "invalid_router", field="router", type_name=type(router).__name__
+        )
+    return router  # type: ignore[return-value]
+
+
 def check_sticky(sticky: object) -> bool:
     """Check a router's ``sticky`` flag: a bool."""
     if not isinstance(sticky, bool):
