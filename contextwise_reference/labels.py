@@ -94,11 +94,11 @@ LABELS: dict[str, str] = {
         "fuzzy; a fuzzy translation or a plural with an empty form counts as untranslated."
     ),
     "status:marker": (
-        "On the French and Chinese pages, a text that is not translated yet is shown in English "
-        "after the marker {marker}."
+        "On the translated pages, a text that is not translated yet is shown in English after the "
+        "marker {marker}."
     ),
     "status:release": (
-        "The release rule: every message of both catalogs translated (100 %), none fuzzy."
+        "The release rule: every message of every catalog translated (100 %), none fuzzy."
     ),
     "status:by-locale": "Coverage by language",
     "status:by-page": "Coverage by page",
