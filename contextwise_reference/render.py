@@ -112,7 +112,19 @@ class Renderer:
         else:
             english_text = labels.english(key)
             value, fallback = self.label_translate(Msg(f"label:{key}", english_text))
+            if fallback and key.startswith("lang:"):  # a language the labels do not name: CLDR
+                value, fallback = self._language_name(key.removeprefix("lang:")), False
         return english_text, value, fallback
+
+    def _language_name(self, code: str) -> str:
+        """A language's name in the page's language, from CLDR, capitalized as a table cell."""
+        parsed = Locale.parse(languages.babel_locale(code))
+        name = str(
+            Locale(parsed.language, script=parsed.script).get_display_name(
+                languages.babel_locale(self.language)
+            )
+        )
+        return name[:1].upper() + name[1:]
 
     def label(self, key: str, **params: str) -> str:
         """A page label; a translation that breaks its placeholders falls back to English."""
