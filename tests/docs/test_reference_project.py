@@ -10,6 +10,7 @@ translate. The MkDocs plugin is driven here through its class; the slow test of 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -207,3 +208,19 @@ def test_the_mkdocs_plugin_renders_or_only_checks(inkwell: Path) -> None:
     plugin().on_pre_build(config=config)
     assert MARKER in page(inkwell, "fr")
     plugin(check=True).on_pre_build(config=config)  # up to date now
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_guide_shows_the_fixture_project_as_it_is(inkwell: Path, language: str) -> None:
+    """The guide's settings, plugin and catalog entry are the fixture project's own (its console
+    blocks run in ``test_console.py``)."""
+    guide = ROOT / "docs" / language / "contributing" / "translate-your-own-reference.md"
+    text = guide.read_text(encoding="utf-8")
+    blocks = {kind: body for kind, body in re.findall(r"^```(\w+)\n(.*?)^```$", text, re.M | re.S)}
+    pyproject = (PROJECT / "pyproject.toml").read_text(encoding="utf-8")
+    assert pyproject.endswith(blocks["toml"])
+    assert "plugins:\n  - contextwise-reference\n" in (PROJECT / "mkdocs.yml").read_text("utf-8")
+    entry = dict(re.findall(r'^(msgctxt|msgid) "(.*)"$', blocks["po"], re.M))
+    assert run(inkwell, "extract") == 0
+    template = po.read_catalog(inkwell / "locales" / "reference.pot")
+    assert template.get(entry["msgid"], context=entry["msgctxt"]) is not None
