@@ -124,14 +124,17 @@ def load(project: Project) -> State:
     reference = collect(project.package, project.src, project.root)
     found = catalog.messages(reference, project.labels)
     read = {locale: catalog.read(project.po(locale), locale) for locale in project.translated}
-    counted = []
-    for locale in read:
-        counted.append(coverage(found, read[locale], locale))
-        for page, msg in label_messages(project):
-            state = status(labels.catalog(locale), msg)
-            counted[-1].total.add(state)
-            counted[-1].pages.setdefault(page, Count()).add(state)
+    counted = [_with_labels(project, coverage(found, read[loc], loc)) for loc in read]
     return State(reference, found, read, counted)
+
+
+def _with_labels(project: Project, counted: Coverage) -> Coverage:
+    """Add to a locale's coverage the page labels that the generator's catalog translates."""
+    for page, msg in label_messages(project):
+        state = status(labels.catalog(counted.locale), msg)
+        counted.total.add(state)
+        counted.pages.setdefault(page, Count()).add(state)
+    return counted
 
 
 def renderer(project: Project, state: State, language: str) -> Renderer:
