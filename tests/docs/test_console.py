@@ -2,10 +2,13 @@
 
 Every ```console block of a page is a shell session: each ``$ command`` line is run with the
 installed ``contextwise`` command in a scratch folder that holds the files the guides name
-(tests/fixtures/console: ``policies/agent.json``, ``policies/draft.json``, ``history.json``), and
+(tests/fixtures/console: ``policies/agent.json``, ``policies/draft.json``, ``history.json``, and
+the small project of tests/fixtures/inkwell that the reference generator's guide documents), and
 the lines that follow it, up to the next ``$``, must be exactly what it printed. ``$ echo $?``
-prints the exit status of the command before. A French or Chinese page runs its command with
-``--lang``, so its block shows the messages in its language, produced by the catalogs.
+prints the exit status of the command before. A French or Chinese page runs ``contextwise`` with
+``--lang``, so its block shows the messages in its language, produced by the catalogs;
+``contextwise-reference`` (the reference generator, ``python -m contextwise_reference``) prints in
+English on every page.
 
     python tests/docs/test_console.py PAGE...   # rewrite the console blocks of PAGE with the output
 """
@@ -25,6 +28,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FILES = ROOT / "tests" / "fixtures" / "console"
+PROJECT = ROOT / "tests" / "fixtures" / "inkwell"
+GENERATOR = "contextwise-reference"
 BLOCK = re.compile(r"^```console\n(?P<body>.*?)^```$", re.M | re.S)
 COMMAND = shutil.which("contextwise", path=str(Path(sys.executable).parent)) or "contextwise"
 
@@ -48,12 +53,15 @@ def run(block: str, folder: Path) -> str:
     """The session as it happens: each command followed by what it prints."""
     status = 0
     lines: list[str] = []
-    environment = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    environment = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
     for step in steps(block):
         if step.command == "echo $?":
             printed = f"{status}\n"
         else:
             argv = step.command.replace("contextwise", f'"{COMMAND}"', 1)
+            if step.command.startswith(GENERATOR):
+                generator = f'"{sys.executable}" -m contextwise_reference'
+                argv = step.command.replace(GENERATOR, generator, 1)
             done = subprocess.run(  # the page's own command line, globs included
                 argv,
                 shell=True,
@@ -72,10 +80,16 @@ def console_pages() -> list[Path]:
     return sorted(page for page in DOCS.rglob("*.md") if "```console" in page.read_text("utf-8"))
 
 
+def scratch(folder: Path) -> Path:
+    """The files the console blocks name, copied into ``folder``."""
+    shutil.copytree(FILES, folder)
+    shutil.copytree(PROJECT, folder, dirs_exist_ok=True)
+    return folder
+
+
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    shutil.copytree(FILES, tmp_path / "work")
-    return tmp_path / "work"
+    return scratch(tmp_path / "work")
 
 
 @pytest.mark.parametrize("page", console_pages(), ids=lambda p: p.relative_to(DOCS).as_posix())
@@ -94,7 +108,7 @@ def test_every_language_shows_the_cli_and_translated_pages_ask_for_their_languag
         language = page.relative_to(DOCS).parts[0]
         for block in BLOCK.finditer(page.read_text(encoding="utf-8")):
             for step in steps(block.group("body")):
-                if step.command.startswith("contextwise") and language != "en":
+                if step.command.startswith("contextwise ") and language != "en":
                     assert f"--lang {language}" in step.command, (page, step.command)
 
 
@@ -119,6 +133,5 @@ if __name__ == "__main__":
     import tempfile
 
     for name in sys.argv[1:]:
-        with tempfile.TemporaryDirectory() as scratch:
-            shutil.copytree(FILES, Path(scratch) / "work")
-            rewrite(Path(name).resolve(), Path(scratch) / "work")
+        with tempfile.TemporaryDirectory() as folder:
+            rewrite(Path(name).resolve(), scratch(Path(folder) / "work"))

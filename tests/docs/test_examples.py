@@ -1,8 +1,8 @@
 """Every example of the reference runs as copied: alone, in a fresh namespace.
 
-The examples are read the way the reference renders them (``tools.docs.sdkref.project.load``): each
-doctest session of an ``Examples:`` section is one block a reader copies. Each runs with nothing
-but the builtins in its namespace, so a block that uses a name it does not import fails with
+The examples are read the way the reference renders them (``contextwise_reference.project.load``):
+each doctest session of an ``Examples:`` section is one block a reader copies. Each runs with
+nothing but the builtins in its namespace, so a block that uses a name it does not import fails with
 ``NameError`` here, even when ``pytest --doctest-modules`` (which runs a docstring's blocks in one
 shared namespace, seeded with the module's globals) passes.
 """
@@ -15,15 +15,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from tools.docs.sdkref import project
-from tools.docs.sdkref.model import ClassDoc, Example, Function, Reference
+from conftest import ROOT
+from contextwise_reference import project
+from contextwise_reference.model import ClassDoc, Example, Function, Reference
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 @functools.cache
 def _reference() -> Reference:
-    return project.load(project.Project()).reference
+    return project.load(project.Project.configured(ROOT)).reference
 
 
 def _function_blocks(function: Function) -> Iterator[tuple[str, list[Example]]]:

@@ -6,8 +6,9 @@
     python -m tools.i18n.catalogs check     # exit 1 when the .pot is stale or a .po is incomplete
     python -m tools.i18n.catalogs purge     # drop the obsolete (#~) entries of every domain's .po
 
-The functions are pure where they can be (``extract_catalog``, ``render_pot``, ``problems``) and
-shared with the reference generator, which handles the ``reference`` domain the same way.
+The functions are pure where they can be (``extract_catalog``, ``render_po``, ``problems``);
+``render_po`` is the reference generator's own (``contextwise_reference.po``), so that every
+``.po`` file of the repository is written the same way.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po
 
+from contextwise_reference.po import render_po as render_po  # one writer of .po text for all
 from tools import generated
 from tools.i18n import languages
 
@@ -63,23 +65,6 @@ def extract_catalog(source: Path = SOURCE) -> Catalog:
             message, locations=[(path, lineno)], auto_comments=comments, context=context
         )
     return catalog
-
-
-def render_po(catalog: Catalog, *, ignore_obsolete: bool = False) -> str:
-    """Serialize a catalog without its creation and revision dates, so output is reproducible."""
-    buffer = io.BytesIO()
-    write_po(
-        buffer,
-        catalog,
-        width=100,
-        sort_output=False,
-        ignore_obsolete=ignore_obsolete,
-        include_previous=False,
-        include_lineno=False,
-    )
-    lines = buffer.getvalue().decode("utf-8").splitlines(keepends=True)
-    dropped = ('"POT-Creation-Date:', '"PO-Revision-Date:')
-    return "".join(line for line in lines if not line.startswith(dropped))
 
 
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:

@@ -1,8 +1,10 @@
 """The project's languages, read from :data:`contextwise.i18n.LANGUAGES` on every call.
 
-The tools never keep their own list: the catalogs tool, the reference generator, its labels and the
-tests all ask here, so adding a language to ``LANGUAGES`` is enough for them to ask for its
-catalogs and pages.
+The tools never keep their own list: the catalogs tool, the site configuration's check, the
+freshness of translated pages and the tests all ask here, so adding a language to ``LANGUAGES`` is
+enough for them to ask for its catalogs and pages. The reference generator, a distribution of its
+own (``contextwise_reference``), reads the languages from ``[tool.contextwise-reference]`` in
+``pyproject.toml`` instead; a test checks that they are these.
 """
 
 from __future__ import annotations

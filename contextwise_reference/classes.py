@@ -17,11 +17,11 @@ from typing import Any
 
 import griffe
 
-from tools.docs.sdkref.annotations import Types, signature
-from tools.docs.sdkref.docstrings import Doc, Docstrings, normalize
-from tools.docs.sdkref.functions import Functions, anchor
-from tools.docs.sdkref.loaded import Loaded, in_source_order, runtime
-from tools.docs.sdkref.model import (
+from contextwise_reference.annotations import Types, signature
+from contextwise_reference.docstrings import Doc, Docstrings, normalize
+from contextwise_reference.functions import Functions, anchor
+from contextwise_reference.loaded import Loaded, in_source_order, runtime
+from contextwise_reference.model import (
     ClassDoc,
     ClassKind,
     ErrorCode,

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from babel import Locale
 from babel.numbers import format_decimal, format_percent
 
-from tools.docs.sdkref import labels
-from tools.docs.sdkref.model import (
+from contextwise_reference import labels, languages
+from contextwise_reference.model import (
     AttributeDoc,
     Block,
     ClassDoc,
@@ -31,8 +31,7 @@ from tools.docs.sdkref.model import (
     Target,
     TypeExpr,
 )
-from tools.docs.sdkref.stats import Coverage
-from tools.i18n import languages
+from contextwise_reference.stats import Coverage
 
 Translate = Callable[[Msg], tuple[str, bool]]
 """Return a message's text in the page's language and whether it is the English fallback."""
@@ -74,6 +73,9 @@ def english(msg: Msg) -> tuple[str, bool]:
 class Renderer:
     """Renders the pages of one language; ``errors`` translates the error-code messages.
 
+    ``translate`` reads the project's catalog (its docstrings, and the labels it gives a text of
+    its own in ``own``), ``label_translate`` the generator's catalog of the other page labels.
+
     ``slug`` is the page being written (links to its own anchors stay on the page); the page
     methods render from a copy that carries it, never by changing this renderer.
     """
@@ -85,6 +87,15 @@ class Renderer:
     slug: str = ""
     namespace: str = ""
     """The module the page's names are imported from (the package root when empty)."""
+    label_translate: Translate = english
+    own: Mapping[str, str] = field(default_factory=dict)
+    """The project's own English text of some labels (translated by ``translate``)."""
+    languages: tuple[str, ...] = ("en", "fr", "zh")
+    """The project's languages, the source language first."""
+    catalog: str = "locales/reference.pot"
+    """The project's template, as the translation-status page names it."""
+    source_link: str | None = None
+    """A URL with ``{path}``: the source line of each page links the file there."""
 
     # -- text ----------------------------------------------------------------------------------
 
@@ -93,10 +104,31 @@ class Renderer:
         value = self.markdown(_collapse(value))
         return f"{MARKER} {value}" if fallback else value
 
+    def _label(self, key: str) -> tuple[str, str, bool]:
+        """A label's English text, its text in the page's language, and whether it fell back."""
+        if key in self.own:
+            english_text = self.own[key]
+            value, fallback = self.translate(Msg(f"label:{key}", english_text))
+        else:
+            english_text = labels.english(key)
+            value, fallback = self.label_translate(Msg(f"label:{key}", english_text))
+            if fallback and key.startswith("lang:"):  # a language the labels do not name: CLDR
+                value, fallback = self._language_name(key.removeprefix("lang:")), False
+        return english_text, value, fallback
+
+    def _language_name(self, code: str) -> str:
+        """A language's name in the page's language, from CLDR, capitalized as a table cell."""
+        parsed = Locale.parse(languages.babel_locale(code))
+        name = str(
+            Locale(parsed.language, script=parsed.script).get_display_name(
+                languages.babel_locale(self.language)
+            )
+        )
+        return name[:1].upper() + name[1:]
+
     def label(self, key: str, **params: str) -> str:
         """A page label; a translation that breaks its placeholders falls back to English."""
-        english_text = labels.english(key)
-        value, fallback = self.translate(Msg(f"label:{key}", english_text))
+        english_text, value, fallback = self._label(key)
         try:
             text = value.format(**params)
         except (KeyError, IndexError, ValueError):
@@ -104,8 +136,7 @@ class Renderer:
         return f"{MARKER} {text}" if fallback else text
 
     def bold(self, key: str) -> str:
-        english_text = labels.english(key)
-        value, fallback = self.translate(Msg(f"label:{key}", english_text))
+        english_text, value, fallback = self._label(key)
         return f"{MARKER} **{english_text}**" if fallback else f"**{value}**"
 
     def link(self, target: Target) -> str:
@@ -199,7 +230,10 @@ class Renderer:
 
     def _page(self, page: Page) -> str:
         out = [f"# {page.title}", ""]
-        out += [self.label("source", path=f"`{page.source}`"), ""]
+        path = f"`{page.source}`"
+        if self.source_link is not None:
+            path = f"[{path}]({self.source_link.format(path=page.source)})"
+        out += [self.label("source", path=path), ""]
         out += [f"> {self.label('notice')}", ""]
         out += self.blocks(page.description)
         out += self.heading(2, self.label("import"), "section-import")
@@ -362,7 +396,7 @@ class Renderer:
     def _freshness(self, freshness: Freshness) -> list[str]:
         if not freshness:
             return []
-        codes = [code for code in languages.translated() if any(code in f for _, f in freshness)]
+        codes = [code for code in self.languages[1:] if any(code in f for _, f in freshness)]
         out = self.heading(2, self.label("status:pages"), "section-pages")
         out += [self.label("status:pages-intro"), ""]
         header = [self.label("col:page")] + [self.label(f"lang:{code}") for code in codes]
@@ -381,7 +415,7 @@ class Renderer:
     def _status(self, coverage: Sequence[Coverage]) -> str:
         out = [f"# {self.label('status:title')}", ""]
         out += [f"> {self.label('notice')}", ""]
-        out += [self.label("status:intro"), ""]
+        out += [self.label("status:intro", catalog=self.catalog), ""]
         out += [self.label("status:marker", marker=MARKER), ""]
         out += [self.label("status:release"), ""]
         out += self.heading(2, self.label("status:by-locale"), "section-by-locale")

@@ -1,18 +1,19 @@
 """The reference catalog: the model's messages, the ``.pot`` template, translators from ``.po``.
 
-The ``.po`` helpers (writing without dates, merging with Babel, reading) are shared with the error
-catalogs in ``tools/i18n/catalogs.py``.
+A project's catalog holds its docstrings, and the page labels it gives a text of its own (its
+``labels`` setting); every other label is translated by the generator's own catalog
+(:mod:`contextwise_reference.labels`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
 
-from tools.docs.sdkref.labels import labels
-from tools.docs.sdkref.model import (
+from contextwise_reference import po
+from contextwise_reference.model import (
     Block,
     ClassDoc,
     Example,
@@ -24,15 +25,14 @@ from tools.docs.sdkref.model import (
     PropertyDoc,
     Reference,
 )
-from tools.docs.sdkref.render import Translate, english
-from tools.docs.sdkref.stats import status
-from tools.i18n import catalogs
+from contextwise_reference.render import Translate, english
+from contextwise_reference.stats import status
 
 DOMAIN = "reference"
 HEADER = (
     "# Translations of the API reference: docstring paragraphs, descriptions and page labels.\n#"
 )
-LABELS_SOURCE = "tools/docs/sdkref/labels.py"
+LABELS_SOURCE = "pyproject.toml"
 
 
 def _blocks(blocks: list[Block]) -> Iterator[Msg]:
@@ -81,23 +81,30 @@ def page_messages(page: Page) -> Iterator[Msg]:
         yield from _examples(attribute.examples)
 
 
-def messages(reference: Reference) -> list[tuple[str, Msg]]:
-    """Every message of the reference once, with the page it belongs to (``label`` for labels)."""
+def messages(
+    reference: Reference, labels: Mapping[str, str] | None = None
+) -> list[tuple[str, Msg]]:
+    """Every message of the reference once, with the page it belongs to, then the project's own
+    ``labels`` (key -> English text), on the page ``label``."""
     found: dict[tuple[str, str], tuple[str, Msg]] = {}
     for page in reference.pages:
         for msg in page_messages(page):
             found.setdefault((msg.context, msg.text), (page.slug, msg))
-    for key, text in labels().items():
+    for key, text in (labels or {}).items():
         msg = Msg(f"label:{key}", text)
         found.setdefault((msg.context, msg.text), ("label", msg))
     return list(found.values())
 
 
-def template(reference: Reference, found: list[tuple[str, Msg]]) -> Catalog:
-    """The ``.pot`` catalog: one entry per message, located in its source file (no line numbers)."""
+def template(
+    reference: Reference, found: list[tuple[str, Msg]], header: Mapping[str, str] | None = None
+) -> Catalog:
+    """The ``.pot`` catalog: one entry per message, located in its source file (no line numbers).
+
+    ``header`` gives the ``project``, ``version`` and ``bugs_address`` of the catalog's header.
+    """
     sources = {page.slug: page.source for page in reference.pages}
-    catalog = catalogs.new_catalog(domain=DOMAIN)
-    catalog.header_comment = HEADER
+    catalog = po.new_catalog(DOMAIN, header=HEADER, **(header or {}))
     for page, msg in found:
         location = sources.get(page, LABELS_SOURCE)
         # Babel writes a location without a line number; its annotation asks for one.
@@ -108,12 +115,14 @@ def template(reference: Reference, found: list[tuple[str, Msg]]) -> Catalog:
     return catalog
 
 
-def render_template(reference: Reference, found: list[tuple[str, Msg]]) -> str:
-    return catalogs.render_po(template(reference, found))
+def render_template(
+    reference: Reference, found: list[tuple[str, Msg]], header: Mapping[str, str] | None = None
+) -> str:
+    return po.render_po(template(reference, found, header))
 
 
 def read(path: Path, locale: str) -> Catalog | None:
-    return catalogs.read_catalog(path, locale) if path.is_file() else None
+    return po.read(path, locale)
 
 
 def translator(catalog: Catalog | None) -> Translate:
@@ -134,9 +143,7 @@ def translator(catalog: Catalog | None) -> Translate:
 
 def merge(template_catalog: Catalog, existing: Catalog | None, locale: str) -> Catalog:
     """Merge the template into a locale's catalog: new entries added, changed fuzzy, old kept."""
-    catalog = catalogs.merge(template_catalog, existing, locale)
-    for message in catalog:  # an old python-format flag is kept by Babel's merge: drop it too
-        message.flags.discard("python-format")
+    catalog = po.merge(template_catalog, existing, locale)
     if existing is None:
         catalog.header_comment = HEADER
     return catalog

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from babel.messages.catalog import Catalog, Message
 
-from tools.docs.sdkref.model import Reference
+from contextwise_reference.model import Reference
 
 
 def context_map(reference: Reference) -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from babel.messages.catalog import Catalog
 
-from tools.docs.sdkref.model import Msg
+from contextwise_reference.model import Msg
 
 Status = Literal["translated", "fuzzy", "untranslated"]
 

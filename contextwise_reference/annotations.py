@@ -10,8 +10,8 @@ from typing import Any
 
 import griffe
 
-from tools.docs.sdkref.loaded import Loaded
-from tools.docs.sdkref.model import TypeExpr
+from contextwise_reference.loaded import Loaded
+from contextwise_reference.model import TypeExpr
 
 SIGNATURE_WIDTH = 88
 """A signature longer than this is written one parameter a line."""

@@ -1,8 +1,8 @@
 """Collect the reference model of a package: griffe reads the source, pydantic answers at run time.
 
-The work is split by what is read: :mod:`sdkref.annotations` (types and signatures),
-:mod:`sdkref.docstrings`, :mod:`sdkref.functions` and :mod:`sdkref.classes`, sharing one
-:class:`~tools.docs.sdkref.loaded.Loaded`; this module loads the package and builds its pages.
+The work is split by what is read: :mod:`annotations` (types and signatures),
+:mod:`docstrings`, :mod:`functions` and :mod:`classes`, sharing one
+:class:`~contextwise_reference.loaded.Loaded`; this module loads the package and builds its pages.
 
 griffe loads the package statically (Google docstrings), so signatures, annotations and
 docstrings are read exactly as written. The package is also imported, but only to ask what static
@@ -24,12 +24,12 @@ from typing import Any
 
 import griffe
 
-from tools.docs.sdkref.annotations import Types
-from tools.docs.sdkref.classes import Classes
-from tools.docs.sdkref.docstrings import DOCSTRING_OPTIONS, Docstrings
-from tools.docs.sdkref.functions import Functions
-from tools.docs.sdkref.loaded import Loaded, final_object
-from tools.docs.sdkref.model import AttributeDoc, Page, Reference, Target
+from contextwise_reference.annotations import Types
+from contextwise_reference.classes import Classes
+from contextwise_reference.docstrings import DOCSTRING_OPTIONS, Docstrings
+from contextwise_reference.functions import Functions
+from contextwise_reference.loaded import Loaded, final_object
+from contextwise_reference.model import AttributeDoc, Page, Reference, Target
 
 
 class GriffeWarningsError(RuntimeError):

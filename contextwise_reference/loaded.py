@@ -1,6 +1,6 @@
 """What the parts of the collection share: the package griffe loaded, and what they found.
 
-Each part of :mod:`sdkref.collect` (types, docstrings, functions, classes) reads griffe objects
+Each part of :mod:`collect` (types, docstrings, functions, classes) reads griffe objects
 through one :class:`Loaded`: the link targets are filled as pages are read, so that a later page
 can point to an earlier one, and every problem lands in one list that fails the run.
 """
@@ -11,7 +11,7 @@ import dataclasses
 import importlib
 from typing import Any
 
-from tools.docs.sdkref.model import Target
+from contextwise_reference.model import Target
 
 
 @dataclasses.dataclass

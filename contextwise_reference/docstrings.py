@@ -13,9 +13,9 @@ from typing import Any
 
 import griffe
 
-from tools.docs.sdkref.annotations import Types
-from tools.docs.sdkref.loaded import Loaded, final_object, in_source_order
-from tools.docs.sdkref.model import Block, Example, Item, Msg
+from contextwise_reference.annotations import Types
+from contextwise_reference.loaded import Loaded, final_object, in_source_order
+from contextwise_reference.model import Block, Example, Item, Msg
 
 DOCSTRING_OPTIONS = griffe.GoogleOptions(
     returns_multiple_items=False,

@@ -12,10 +12,10 @@ from typing import Any
 
 import griffe
 
-from tools.docs.sdkref.annotations import Types, signature
-from tools.docs.sdkref.docstrings import Doc, Docstrings
-from tools.docs.sdkref.loaded import Loaded
-from tools.docs.sdkref.model import Function, Item, Param, TypeExpr
+from contextwise_reference.annotations import Types, signature
+from contextwise_reference.docstrings import Doc, Docstrings
+from contextwise_reference.loaded import Loaded
+from contextwise_reference.model import Function, Item, Param, TypeExpr
 
 _KINDS = griffe.ParameterKind
 
