@@ -20,6 +20,7 @@ _SQLSTATES = {
     "53100": "store_full",  # disk_full
     "53200": "store_full",  # out_of_memory
     "25006": "store_read_only",  # read_only_sql_transaction
+    "42501": "store_read_only",  # insufficient_privilege: a role that may only read
     "55P03": "store_locked",  # lock_not_available (lock_timeout)
     "57014": "store_locked",  # query_canceled (statement_timeout)
     "40P01": "store_locked",  # deadlock_detected
