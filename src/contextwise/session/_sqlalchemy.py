@@ -38,7 +38,10 @@ class SQLAlchemyStore(SqlStore):
     transaction, the adds to one session queue on its row, and two reductions computed from the
     same version cannot both be stored (the second raises
     :class:`~contextwise.errors.SessionConflictError`). Reads see one consistent snapshot
-    (``REPEATABLE READ`` on PostgreSQL). The tables are created on first use.
+    (``REPEATABLE READ`` on PostgreSQL) and never wait for a writer: the layout is checked by
+    reading it, and the tables are created, in a write of their own, only in a database that has
+    none. A read-only database (``default_transaction_read_only``) or a role that may only read
+    can be read; its writes raise ``store_read_only``.
 
     Every failure of the database is a :class:`~contextwise.errors.SessionStoreError` with a
     code: a server that cannot be reached, a read-only or full database, a lock held longer

@@ -37,7 +37,14 @@ class SQLiteStore(SqlStore):
     The file is in WAL mode with ``synchronous=FULL``: an ``add`` that returned is on disk, and a
     process killed at any instant loses nothing it was told was stored. Every write is one
     ``BEGIN IMMEDIATE`` transaction, so writers from several processes queue (for up to
-    ``timeout`` seconds) instead of failing. The tables are created on first use.
+    ``timeout`` seconds) instead of failing, and readers never wait for them: the layout is
+    checked by reading it, and the tables are created, in a write of their own, only in a file
+    that has none.
+
+    A file that the process cannot write is opened to be read: its sessions can be read, and
+    every write raises ``store_read_only``. On a read-only medium (a folder the process cannot
+    write, where SQLite cannot create the ``-shm`` file that WAL readers share), the file is read
+    as immutable, so nobody may write it meanwhile.
 
     Every failure of the file is a :class:`~contextwise.errors.SessionStoreError` with a code:
     a path that cannot be opened (a directory, a missing folder), a file that is not a database,
