@@ -144,6 +144,21 @@ def test_a_calibration_state_that_is_not_an_object_is_a_damaged_row(database: Da
 
 @pytest.mark.parametrize(
     ("column", "value"),
+    [("position", MAX - 5), ("position", -(2**63)), ("item_id", MAX)],
+)
+def test_a_message_position_or_id_no_store_writes_is_a_damaged_row(
+    database: Database, column: str, value: int
+) -> None:
+    database.tamper(f"UPDATE contextwise_messages SET {column} = {value} WHERE item_id = 2")
+    store = database.store()
+    with pytest.raises(SessionStoreError) as caught:
+        ContextSession(TRIM, store, "chat").messages()
+    assert_coded(caught, "store_row_unreadable")
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
     [
         ("last_item", MAX - 10),
         ("last_item", MAX // POSITION_GAP),  # its next positions would pass 2**63

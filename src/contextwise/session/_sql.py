@@ -21,6 +21,7 @@ from contextwise.errors import (
     SessionStoreError,
 )
 from contextwise.session import _conversations as conversations
+from contextwise.session._planner import LOWEST_POSITION
 from contextwise.session._records import (
     MAX_ID,
     POSITION_GAP,
@@ -200,10 +201,10 @@ class SqlStore(abc.ABC):
                     {"s": session_id, "after": since[1]},
                 )
                 return SessionSnapshot(
-                    version, last_item, _messages(rows, session_id), complete=False
+                    version, last_item, _context(rows, session_id, last_item), complete=False
                 )
             rows = tx.rows(f"{_CONTEXT} ORDER BY position, item_id", {"s": session_id})
-            return SessionSnapshot(version, last_item, _messages(rows, session_id))
+            return SessionSnapshot(version, last_item, _context(rows, session_id, last_item))
 
     def append(
         self,
@@ -636,6 +637,24 @@ def _message(row: Sequence[Any], session_id: str) -> StoredMessage:
 
 def _messages(rows: Sequence[Sequence[Any]], session_id: str) -> list[StoredMessage]:
     return [_message(row, session_id) for row in rows]
+
+
+def _context(
+    rows: Sequence[Sequence[Any]], session_id: str, last_item: int
+) -> list[StoredMessage]:
+    """The messages of a context; one whose item id or position no store writes (an id past
+    ``last_item``, a position out of the planner's range, such as one near 2**63) is a damaged
+    row, which a change would otherwise carry on."""
+    items = _messages(rows, session_id)
+    ceiling = (last_item + 1) * POSITION_GAP
+    for item in items:
+        if not (0 < item.item_id <= last_item and LOWEST_POSITION <= item.position < ceiling):
+            raise SessionStoreError(
+                "store_row_unreadable",
+                session_id=session_id,
+                detail=f"item {item.item_id} at position {item.position}: out of range",
+            )
+    return items
 
 
 def _archive_item(row: Sequence[Any], session_id: str) -> StoredArchiveItem:
