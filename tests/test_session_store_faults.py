@@ -354,3 +354,33 @@ def test_postgresql_read_only_role_and_database_are_read_and_refuse_writes(
             f'ALTER DATABASE "{database}" SET default_transaction_read_only = on'  # type: ignore[arg-type]
         )
     check(url)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "item_count = 9223372036854775000",  # a retry would list that many ids
+        "first_item = 9223372036854775000",
+        "version = -1",
+    ],
+)
+def test_a_damaged_idempotency_row_is_a_damaged_row_on_retry(
+    database: Database, damage: str
+) -> None:
+    store = database.store()
+    ContextSession(AUDIT, store, "chat").add(turn(2), idempotency_key="turn-2")
+    database.tamper(f"UPDATE contextwise_idempotency SET {damage}")
+    with pytest.raises(SessionStoreError) as caught:
+        ContextSession(AUDIT, store, "chat").add(turn(2), idempotency_key="turn-2")
+    assert_coded(caught, "store_row_unreadable")
+    store.close()
+
+
+def test_a_usage_sequence_near_2_63_is_a_damaged_row(database: Database) -> None:
+    database.tamper(f"UPDATE contextwise_usage SET seq = {MAX}")
+    store = database.store()
+    with pytest.raises(SessionStoreError) as caught:
+        ContextSession(AUDIT, store, "chat").record_usage(REPORT, model="gpt-4o")
+    assert_coded(caught, "store_row_unreadable")
+    assert ContextSession(AUDIT, store, "chat").usage().total.calls == 1  # nothing was added
+    store.close()

@@ -192,8 +192,8 @@ class SqlStore(abc.ABC):
             )
             if not head:
                 return SessionSnapshot(0, 0, [])
-            version = _counter(head[0][0], session_id, "version")
-            last_item = _counter(head[0][1], session_id, "last_item")
+            version = _counter(head[0][0], session_id, "contextwise_sessions.version")
+            last_item = _counter(head[0][1], session_id, "contextwise_sessions.last_item")
             if since is not None and since[0] == version:
                 rows = tx.rows(
                     f"{_CONTEXT} AND created_by IS NULL AND item_id > :after "
@@ -224,7 +224,9 @@ class SqlStore(abc.ABC):
             )
             now = time.time()
             if idempotency is not None:
-                found = _known(tx, session_id, idempotency, now - self._idempotency_window)
+                found = _known(
+                    tx, session_id, idempotency, now - self._idempotency_window, len(items)
+                )
                 if found is not None:
                     return found
             # The guard keeps every item id and position a signed 64-bit integer; a row that
@@ -236,9 +238,9 @@ class SqlStore(abc.ABC):
                 {"s": session_id, "n": len(items), "room": MAX_ITEM - len(items)},
             )
             if not head:
-                raise _damaged(session_id, "last_item")
-            last = _counter(head[0][0], session_id, "last_item")
-            version = _counter(head[0][1], session_id, "version")
+                raise _damaged(session_id, "contextwise_sessions.last_item")
+            last = _counter(head[0][0], session_id, "contextwise_sessions.last_item")
+            version = _counter(head[0][1], session_id, "contextwise_sessions.version")
             first = last - len(items) + 1
             for offset, item in enumerate(items):
                 item.item_id = first + offset
@@ -272,9 +274,9 @@ class SqlStore(abc.ABC):
             head = tx.rows(_COMMIT, _commit_params(session_id, change, created_count))
             if not head:
                 _not_committed(tx, session_id, change.version)
-            version = _counter(head[0][0], session_id, "version")
-            last_item = _counter(head[0][1], session_id, "last_item")
-            last_change = _counter(head[0][2], session_id, "last_change")
+            version = _counter(head[0][0], session_id, "contextwise_sessions.version")
+            last_item = _counter(head[0][1], session_id, "contextwise_sessions.last_item")
+            last_change = _counter(head[0][2], session_id, "contextwise_sessions.last_change")
             return version, _write_change(
                 tx,
                 session_id,
@@ -312,7 +314,11 @@ class SqlStore(abc.ABC):
                 "AND created_by = :c AND change_id IS NULL ORDER BY position, item_id",
                 {"s": session_id, "c": change_id},
             )
-        return [int(row[0]) for row in archived], [int(row[0]) for row in created]
+        column = "contextwise_messages.item_id"
+        return (
+            [_counter(row[0], session_id, column) for row in archived],
+            [_counter(row[0], session_id, column) for row in created],
+        )
 
     def load_conversation(self, key: str, *, ttl: float | None = None) -> tuple[int, Any] | None:
         """Read what an integration remembers of a conversation.
@@ -364,9 +370,10 @@ class SqlStore(abc.ABC):
                 "SELECT COALESCE(MAX(seq), 0) FROM contextwise_usage WHERE session_id = :s",
                 {"s": session_id},
             )
+            last = _counter(found[0][0], session_id, "contextwise_usage.seq", MAX_ID - 1)
             tx.rows(
                 "INSERT INTO contextwise_usage (session_id, seq, record) VALUES (:s, :n, :r)",
-                {"s": session_id, "n": int(found[0][0]) + 1, "r": text},
+                {"s": session_id, "n": last + 1, "r": text},
             )
 
     def usage(self, session_id: str) -> list[dict[str, Any]]:
@@ -416,10 +423,10 @@ def _loaded(text: object, owner: str) -> dict[str, Any]:
     return value
 
 
-def _counter(value: object, session_id: str, column: str) -> int:
-    """A counter of ``contextwise_sessions`` read back: an integer from 0 to :data:`MAX_ID`;
-    anything else (text, a float, a number out of range) is a damaged row."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_ID:
+def _counter(value: object, session_id: str, column: str, limit: int = MAX_ID) -> int:
+    """A counter or an id read back: an integer from 0 to ``limit``; anything else (text, a
+    float, a number out of range) is a damaged row."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit:
         return value
     raise _damaged(session_id, column)
 
@@ -428,7 +435,7 @@ def _damaged(session_id: str, column: str) -> SessionStoreError:
     return SessionStoreError(
         "store_row_unreadable",
         session_id=session_id,
-        detail=f"contextwise_sessions.{column} is not a counter this store can use",
+        detail=f"{column} is not a number this store can use",
     )
 
 
@@ -450,9 +457,9 @@ def _not_committed(tx: Transaction, session_id: str, version: int) -> NoReturn:
     found = tx.rows(
         "SELECT version FROM contextwise_sessions WHERE session_id = :s", {"s": session_id}
     )
-    current = _counter(found[0][0], session_id, "version") if found else 0
+    current = _counter(found[0][0], session_id, "contextwise_sessions.version") if found else 0
     if found and current == version:
-        raise _damaged(session_id, "version, last_item or last_change")
+        raise _damaged(session_id, "contextwise_sessions counters")
     raise SessionConflictError(
         "session_conflict", session_id=session_id, expected=version, found=current
     )
@@ -503,9 +510,10 @@ def check_schema(tx: Transaction) -> None:
 
 
 def _known(
-    tx: Transaction, session_id: str, idempotency: IdempotencyKey, expired: float
+    tx: Transaction, session_id: str, idempotency: IdempotencyKey, expired: float, count: int
 ) -> AddResult | None:
     """The result of the add that stored this key, or ``None``; expired keys are dropped first.
+    The add stored ``count`` messages, as the digest matches: another count is a damaged row.
 
     The caller holds the session's row lock (its insert), so two adds with one key queue and
     the second finds the first's key.
@@ -525,13 +533,16 @@ def _known(
     )
     if not rows:
         return None
-    digest, first, count, version = rows[0]
+    digest, first, stored, version = rows[0]
     if digest != idempotency.digest:
         raise InvalidValueError(
             "idempotency_key_reused", session_id=session_id, key=idempotency.key
         )
-    first, count = int(first), int(count)
-    return AddResult(tuple(range(first, first + count)), int(version), duplicate=True)
+    first = _counter(first, session_id, "contextwise_idempotency.first_item", MAX_ITEM)
+    if stored != count or first + count - 1 > MAX_ITEM:
+        raise _damaged(session_id, "contextwise_idempotency.item_count")
+    version = _counter(version, session_id, "contextwise_idempotency.version")
+    return AddResult(tuple(range(first, first + count)), version, duplicate=True)
 
 
 def renumber(
