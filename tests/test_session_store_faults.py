@@ -384,3 +384,23 @@ def test_a_usage_sequence_near_2_63_is_a_damaged_row(database: Database) -> None
     assert_coded(caught, "store_row_unreadable")
     assert ContextSession(AUDIT, store, "chat").usage().total.calls == 1  # nothing was added
     store.close()
+
+
+@pytest.mark.parametrize("version", ["'v'", str(MAX), "-1"])
+def test_a_damaged_conversation_version_is_a_damaged_row(database: Database, version: str) -> None:
+    store = database.store()
+    assert store.save_conversation("conversation", {"seen": 1}, 0) == 1
+    if database.kind == "postgresql" and version == "'v'":
+        database.tamper(
+            "ALTER TABLE contextwise_conversations ALTER COLUMN version TYPE TEXT "
+            "USING version::text"
+        )
+    database.tamper(f"UPDATE contextwise_conversations SET version = {version}")
+    for call in (
+        lambda: store.load_conversation("conversation"),
+        lambda: store.save_conversation("conversation", {"seen": 2}, 1),
+    ):
+        with pytest.raises(SessionStoreError) as caught:
+            call()
+        assert_coded(caught, "store_row_unreadable")
+    store.close()
