@@ -404,3 +404,24 @@ def test_a_damaged_conversation_version_is_a_damaged_row(database: Database, ver
             call()
         assert_coded(caught, "store_row_unreadable")
     store.close()
+
+
+def test_a_fresh_postgresql_store_reads_while_another_session_writes(postgres_server: Any) -> None:
+    import psycopg
+
+    url = postgres_server.create_database()
+    store = SQLAlchemyStore(url)
+    ContextSession(AUDIT, store, "chat").add(turn(1))
+    ContextSession(AUDIT, store, "chat").record_usage(REPORT, model="gpt-4o")
+    store.close()
+    with psycopg.connect(_libpq(url)) as holder:  # a writer, mid-transaction: its row lock and
+        holder.execute("SELECT * FROM contextwise_sessions FOR UPDATE")  # the layout's lock
+        holder.execute("SELECT pg_advisory_xact_lock(7305671234)")
+        reader = SQLAlchemyStore(url, timeout=0.5)
+        session = ContextSession(AUDIT, reader, "chat")
+        assert [m["content"] for m in session.messages()] == EXPECTED["messages"]
+        assert session.usage().total.calls == 1
+        with pytest.raises(SessionStoreError) as caught:
+            session.add(turn(2))
+        assert_coded(caught, "store_locked")
+        reader.close()
