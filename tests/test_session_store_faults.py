@@ -121,7 +121,18 @@ def test_a_version_stored_as_text_is_a_damaged_row(database: Database) -> None:
     store.close()
 
 
-@pytest.mark.parametrize("record", ["[1, 2]", '"text"', "null", "{}", '{"usage": 5}'])
+@pytest.mark.parametrize(
+    "record",
+    [
+        "[1, 2]",
+        '"text"',
+        "null",
+        "{}",
+        '{"usage": 5}',
+        '{"usage": {}, "kind": "model", "at": "2026-12-04T00:00:00+00:00", '
+        '"cost": {"input": "x", "output": "1", "source": "s", "model": "m"}}',
+    ],
+)
 def test_a_usage_row_that_is_not_a_record_is_a_damaged_row(database: Database, record: str) -> None:
     database.tamper(f"UPDATE contextwise_usage SET record = '{record}'")
     store = database.store()

@@ -757,7 +757,15 @@ def _usage_record(row: Any, session_id: str) -> UsageRecord:
     """A usage record the store gave back; one that is not a record is a damaged row."""
     try:
         return UsageRecord.from_json(row)
-    except (ContextwiseError, LookupError, TypeError, ValueError, AttributeError) as exc:
+    except (
+        ContextwiseError,
+        LookupError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        ArithmeticError,  # decimal.InvalidOperation: a price that is not a number
+        RecursionError,
+    ) as exc:
         raise SessionStoreError(
             "store_row_unreadable",
             session_id=session_id,
