@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -386,3 +387,174 @@ def test_a_bad_message_in_a_session_export_names_the_export_file(folder: Path) -
         assert result.stdout.startswith("export.json: missing_message_role: "), result.stdout
         assert "1" in result.stdout.split(": ", 2)[2]  # the message's index in the export
         assert "good.json" not in result.stdout
+
+
+# --- every environment: huge numbers, ASCII terminals, closed or full outputs, Ctrl-C ----------
+
+
+def test_a_toml_integer_too_long_to_convert_is_a_coded_problem(folder: Path) -> None:
+    (folder / "huge.toml").write_text(
+        f'mode = "reduce"\ntrigger_chars = {"9" * 5001}\n', encoding="utf-8"
+    )
+    check = run("policy", "check", "huge.toml", cwd=folder)
+    assert (check.returncode, check.stdout.split(": ")[:2]) == (1, ["huge.toml", "invalid_toml"])
+    audit = run("policy", "audit", "huge.toml", "--history", "history.json", cwd=folder)
+    assert (audit.returncode, audit.stdout.split(": ")[:2]) == (1, ["huge.toml", "invalid_toml"])
+    assert check.stderr == audit.stderr == ""
+
+
+def run_ascii(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run the command with an output that can only encode ASCII."""
+    assert SCRIPT is not None
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    return subprocess.run([SCRIPT, *args], cwd=cwd, env=env, capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("lang", ["fr", "zh"])
+def test_french_or_chinese_on_an_ascii_output_is_escaped(folder: Path, lang: str) -> None:
+    text = run_ascii("policy", "check", "bad.json", "--lang", lang, cwd=folder)
+    assert (text.returncode, text.stderr) == (1, b"")
+    assert text.stdout.isascii()
+    readable = run("policy", "check", "bad.json", "--lang", lang, cwd=folder).stdout
+    assert text.stdout.decode("ascii") == readable.encode("ascii", "backslashreplace").decode()
+    as_json = run_ascii(
+        "policy", "check", "bad.json", "--lang", lang, "--format", "json", cwd=folder
+    )
+    assert as_json.returncode == 1 and as_json.stdout.isascii()
+    readable_json = run(
+        "policy", "check", "bad.json", "--lang", lang, "--format", "json", cwd=folder
+    )
+    assert json.loads(as_json.stdout) == json.loads(readable_json.stdout)  # ASCII JSON, same data
+    table = run_ascii(
+        "policy", "audit", "good.json", "--history", "history.json", "--lang", lang, cwd=folder
+    )
+    assert (table.returncode, table.stderr) == (0, b"") and table.stdout.isascii()
+
+
+OUTPUT_FAILED = "contextwise: output_failed: "
+
+
+@pytest.mark.parametrize("redirect", [">&-", "> /dev/full"])
+@pytest.mark.parametrize(
+    "command",
+    ["schema", "policy check good.json", "policy check bad.json", "--version", "--help"],
+)
+def test_a_closed_or_full_output_exits_2_with_one_line(
+    folder: Path, redirect: str, command: str
+) -> None:
+    if redirect == "> /dev/full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    assert SCRIPT is not None
+    result = subprocess.run(
+        f"'{SCRIPT}' {command} {redirect}",
+        shell=True,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(OUTPUT_FAILED), result.stderr
+    assert ("closed" if redirect == ">&-" else "No space left on device") in lines[0]
+
+
+def test_a_closed_output_and_error_output_exit_2_silently(folder: Path) -> None:
+    assert SCRIPT is not None
+    result = subprocess.run(
+        f"'{SCRIPT}' schema >&- 2>&-", shell=True, cwd=folder, capture_output=True, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (2, b"", b"")
+
+
+PAUSE_HOOK = '''
+"""Pause the process at one moment (an import, or the opening of a file), so that a test sends a
+signal exactly then: CONTEXTWISE_TEST_PAUSE is "import:<module>" or "open:<end of a path>", and
+"paused" is written to the file descriptor CONTEXTWISE_TEST_PAUSE_FD when the moment comes."""
+
+import os
+import sys
+import time
+
+EVENT, _, TARGET = os.environ.get("CONTEXTWISE_TEST_PAUSE", "").partition(":")
+paused = []
+
+
+def pause(event, args):
+    if paused or event != EVENT:
+        return
+    if event == "import" and args[0] != TARGET:
+        return
+    if event == "open" and not (isinstance(args[0], str) and args[0].endswith(TARGET)):
+        return
+    paused.append(True)
+    os.write(int(os.environ["CONTEXTWISE_TEST_PAUSE_FD"]), b"paused\\n")
+    deadline = time.monotonic() + 60  # a bound, should the signal never come
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+if EVENT:
+    sys.addaudithook(pause)
+'''
+
+
+def interrupted_at(moment: str, folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the command, pause it at a moment, send it SIGINT there, and let it finish."""
+    assert SCRIPT is not None
+    hooks = folder / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "sitecustomize.py").write_text(PAUSE_HOOK, encoding="utf-8")
+    read, write = os.pipe()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(hooks),
+        "CONTEXTWISE_TEST_PAUSE": moment,
+        "CONTEXTWISE_TEST_PAUSE_FD": str(write),
+    }
+    command = [SCRIPT, *args]
+    with subprocess.Popen(
+        command,
+        cwd=folder,
+        env=env,
+        pass_fds=(write,),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        os.close(write)
+        with os.fdopen(read, "rb") as said:
+            paused = said.readline()  # returns once paused, or empty if the moment never came
+        if paused == b"paused\n":
+            process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    assert paused == b"paused\n", f"the command never reached {moment}: {stderr}"
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+AUDIT = ("policy", "audit", "good.json", "--history", "history.json")
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        "import:contextwise",  # the package starts to load
+        "import:contextwise.session._sql",  # in the middle of the package's import
+        "import:contextwise.cli",  # the package loaded, the command's module next
+        "open:good.json",  # the command runs: it opens the policy file
+        "open:history.json",  # and then the history
+    ],
+)
+def test_ctrl_c_at_any_moment_exits_130_with_one_line(folder: Path, moment: str) -> None:
+    result = interrupted_at(moment, folder, *AUDIT)
+    assert result.returncode == 130
+    assert result.stderr.splitlines() == [
+        "contextwise: interrupted: The command was stopped (Ctrl-C)."
+    ]
+    assert result.stdout == ""
+
+
+def test_ctrl_c_speaks_the_commands_language_once_it_runs(folder: Path) -> None:
+    result = interrupted_at("open:good.json", folder, *AUDIT, "--lang", "fr")
+    assert result.returncode == 130
+    assert result.stderr == "contextwise: interrupted: La commande a été interrompue (Ctrl-C).\n"

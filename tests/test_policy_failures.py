@@ -503,3 +503,12 @@ def test_a_list_where_names_are_expected_is_a_coded_error() -> None:
         validate_context_policy(policy, compressors=len)  # type: ignore[arg-type]
     assert not_names.value.code == "not_a_collection"
     assert validate_context_policy(policy, compressors={"summarize": len}).mode == "reduce"
+
+
+def test_a_toml_integer_too_long_to_convert_is_invalid_toml() -> None:
+    text = f'mode = "reduce"\ntrigger_chars = {"9" * 5001}\n'
+    with pytest.raises(PolicyConfigurationError) as caught:
+        ContextPolicy.from_toml(text)
+    assert caught.value.code == "invalid_toml"
+    assert "4300 digits" in str(caught.value)  # the parser's own reason, as the detail
+    assert_translated(caught.value)

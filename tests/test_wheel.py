@@ -57,3 +57,14 @@ def test_installed_wheel_renders_french_and_chinese(tmp_path: Path) -> None:
         "Le contexte ne tient pas : 12 345 jetons pour un budget de contexte de 8 000 jetons."
     )
     assert chinese == "上下文放不下：12,345 个词元，而上下文预算为 8,000 个词元。"
+    # The command's entry point ships beside the package, and the console script runs it.
+    assert (Path(package_dir).parent / "contextwise_cli.py").is_file()
+    command = subprocess.run(
+        [str(env_dir / "bin" / "contextwise"), "--version"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env,
+    )
+    assert command.returncode == 0 and command.stdout.startswith("contextwise "), command.stderr

@@ -11,10 +11,14 @@ any file has a problem: a CI job runs it on every policy file. ``policy audit`` 
 export included) and prints what ``reduce`` would change.
 ``schema`` prints the JSON Schema of policy files. The command needs nothing beyond the library.
 
-It never prints a traceback: a problem is a line with its code. The exit status tells findings
-(1) from usage errors (2, as argparse reports them) and internal errors (3). It reads only regular
-files of at most :data:`FILE_SIZE_LIMIT` bytes (a FIFO or a device is a coded problem, never a
-wait), and prints file names with control characters or bytes that are not UTF-8 escaped.
+It never prints a traceback: a problem is a line with its code. The exit status is 0 when every
+file is valid, 1 when a file has a problem, 2 when the command cannot run as asked (a wrong
+command line, as argparse reports it, or an output it cannot write: closed, or on a full disk),
+130 after a Ctrl-C, at any moment, and 3 only for an internal error, a bug to report. It reads
+only regular files of at most :data:`FILE_SIZE_LIMIT` bytes (a FIFO or a device is a coded
+problem, never a wait), and prints file names with control characters or bytes that are not
+UTF-8 escaped. Characters that the output's encoding cannot show (French or Chinese on an ASCII
+terminal) are written as escapes (``\\xe9``, ``\\u4e0a``), and JSON output is then ASCII JSON.
 """
 
 from __future__ import annotations
@@ -60,10 +64,14 @@ EXIT_PROBLEMS = 1
 """The exit status when a file has a problem."""
 
 EXIT_USAGE = 2
-"""The exit status when the command line itself is wrong (argparse's own status)."""
+"""The exit status when the command cannot run as asked: the command line is wrong (argparse's
+own status), or the output cannot be written (closed, or on a full disk)."""
 
 EXIT_INTERNAL = 3
 """The exit status when the command failed by a fault of its own: a bug to report."""
+
+EXIT_INTERRUPTED = 130
+"""The exit status after a Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
 FILE_SIZE_LIMIT = 16 * 1024 * 1024
 """The largest policy or history file the command reads, in bytes (16 MiB)."""
@@ -72,6 +80,8 @@ _NOT_STRINGS = N_("The command's arguments must be strings.")
 _INTERNAL = N_(
     "contextwise stopped on an internal error ({error_type}); this is a bug, please report it."
 )
+_OUTPUT_FAILED = N_("The command could not write its output to the standard output.")
+_INTERRUPTED = N_("The command was stopped (Ctrl-C).")
 
 _NO_PROBLEM = N_("{path}: no problem found.")
 _SKIPPED = N_("Skipped steps, which need the application's compressors or apps: {steps}.")
@@ -102,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         The exit status: 0 when everything is valid, 1 when a file has a problem, 2 when the
-        command line is wrong, 3 on an internal error.
+        command cannot run as asked (a wrong command line, an output it cannot write), 130
+        after a Ctrl-C, 3 on an internal error.
 
     Examples:
         >>> import json, pathlib, tempfile
@@ -116,31 +127,110 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> status, printed.getvalue().split(": ")[1]
         (1, 'unknown_key')
     """
+    locale: Locale = "en"
     try:
-        args = _parser().parse_args(argv)
-    except SystemExit as stop:  # argparse printed the usage error (or the help) itself
-        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
-    except (TypeError, ValueError, AttributeError):  # main() called with arguments not strings
-        sys.stderr.write(f"contextwise: usage_error: {translate(_NOT_STRINGS, {}, 'en')}\n")
-        return EXIT_USAGE
-    out: TextIO = sys.stdout
-    locale = normalize_locale(getattr(args, "lang", "en"))
-    try:
-        return _run(args, locale, out)
-    except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
-        _silence(out)
-        return EXIT_OK
+        try:
+            args = _parser().parse_args(argv)
+        except SystemExit as stop:  # argparse printed the usage error (or the help) itself
+            status = stop.code if isinstance(stop.code, int) else EXIT_USAGE
+            return _finish(sys.stdout, status, locale)
+        except (TypeError, ValueError, AttributeError):  # main() called with arguments not strings
+            _say("usage_error", translate(_NOT_STRINGS, {}, locale))
+            return EXIT_USAGE
+        locale = normalize_locale(getattr(args, "lang", "en"))
+        stream = sys.stdout
+        if stream is None:  # started with its standard output closed (``>&-``)
+            raise _OutputFailed(None, "closed")
+        return _finish(stream, _run(args, locale, _Output(stream)), locale)
+    except _OutputFailed as failed:
+        return _output_failed(failed, locale)
     except KeyboardInterrupt:
-        return 130
+        _say("interrupted", translate(_INTERRUPTED, {}, locale))
+        return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the command's promise: a coded line, no traceback
         line = translate(_INTERNAL, {"error_type": type(exc).__name__}, locale)
-        sys.stderr.write(f"contextwise: internal_error: {line} ({short_text(exc)})\n")
+        _say("internal_error", f"{line} ({short_text(exc)})")
         return EXIT_INTERNAL
 
 
-def _run(args: argparse.Namespace, locale: Locale, out: TextIO) -> int:
+def _finish(stream: TextIO | None, status: int, locale: Locale) -> int:
+    """Flush what the command wrote, so that a full or closed output is reported here, coded,
+    rather than by Python's last flush at exit."""
+    if stream is not None:
+        _Output(stream).flush()
+    return status
+
+
+def _output_failed(failed: _OutputFailed, locale: Locale) -> int:
+    """Report an output that cannot be written: nothing to say when the reader went away
+    (``| head``), one line on standard error otherwise (a full disk)."""
+    if failed.stream is not None:
+        _silence(failed.stream)
+    if isinstance(failed.__cause__, BrokenPipeError):
+        return EXIT_OK
+    _say("output_failed", f"{translate(_OUTPUT_FAILED, {}, locale)} ({failed.detail})")
+    return EXIT_USAGE
+
+
+def _say(code: str, message: str) -> None:
+    """Write one coded line on standard error, if there is one to write to."""
+    try:
+        sys.stderr.write(f"contextwise: {code}: {message}\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):  # no standard error: the status says it
+        pass
+
+
+class _OutputFailed(Exception):
+    """The command's output cannot be written: a condition of the environment, not a bug."""
+
+    def __init__(self, stream: TextIO | None, error: OSError | ValueError | str) -> None:
+        super().__init__(error)
+        self.stream = stream
+        self.detail = getattr(error, "strerror", None) or short_text(error)
+
+
+class _Output:
+    """The command's standard output: text it cannot encode is escaped (JSON written as ASCII
+    JSON), and a failure to write is an :class:`_OutputFailed`."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> None:
+        """Write text; characters the output cannot encode are written as escapes."""
+        try:
+            self._write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "utf-8"
+            self._write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+    def json(self, payload: object, **options: Any) -> None:
+        """Write a JSON document; as ASCII JSON when the output cannot encode the text."""
+        try:
+            self._write(json.dumps(payload, ensure_ascii=False, indent=2, **options) + "\n")
+        except UnicodeEncodeError:
+            self._write(json.dumps(payload, ensure_ascii=True, indent=2, **options) + "\n")
+
+    def flush(self) -> None:
+        """Push what was written to the output."""
+        try:
+            self._stream.flush()
+        except (OSError, ValueError) as exc:
+            raise _OutputFailed(self._stream, exc) from exc
+
+    def _write(self, text: str) -> None:
+        try:
+            self._stream.write(text)
+        except UnicodeEncodeError:
+            raise
+        except (OSError, ValueError) as exc:  # ValueError: the stream was closed
+            raise _OutputFailed(self._stream, exc) from exc
+
+
+def _run(args: argparse.Namespace, locale: Locale, out: _Output) -> int:
     if args.command == "schema":
-        out.write(json.dumps(context_policy_json_schema(), indent=2, ensure_ascii=False) + "\n")
+        out.json(context_policy_json_schema())
         return EXIT_OK
     if args.policy_command == "check":
         return _check(args.files, locale, args.format, out)
@@ -156,10 +246,20 @@ def _silence(out: TextIO) -> None:
         pass
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose help, version and usage errors are written like the rest of the
+    output: a failure to write them is reported, where argparse would ignore it."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if file is None and sys.stdout is None:  # the help or the version, to a closed output
+            raise _OutputFailed(None, "closed")
+        stream = file or sys.stderr
+        if message and stream is not None:
+            _Output(stream).write(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="contextwise", description="Check and audit contextwise policy files."
-    )
+    parser = _Parser(prog="contextwise", description="Check and audit contextwise policy files.")
     parser.add_argument("--version", action="version", version=f"contextwise {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     policy = commands.add_parser("policy", help="check or audit policy files")
@@ -307,7 +407,7 @@ def _json_param(value: object) -> object:
     return shown_path(short_text(value))
 
 
-def _check(files: Sequence[str], locale: Locale, form: str, out: TextIO) -> int:
+def _check(files: Sequence[str], locale: Locale, form: str, out: _Output) -> int:
     records: list[dict[str, Any]] = []
     lines: list[str] = []
     for path in files:
@@ -322,7 +422,7 @@ def _check(files: Sequence[str], locale: Locale, form: str, out: TextIO) -> int:
     if form == "json":
         shown = [shown_path(path) for path in files]
         payload = {"ok": not records, "files": shown, "problems": records}
-        out.write(json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n")
+        out.json(payload, default=str)
     else:
         out.write("".join(f"{line}\n" for line in lines))
     return EXIT_PROBLEMS if records else EXIT_OK
@@ -539,7 +639,7 @@ def runnable(policy: ContextPolicy) -> tuple[ContextPolicy, list[str]]:
     return ContextPolicy.model_validate(data), skipped
 
 
-def _audit(path: str, history: str, locale: Locale, form: str, out: TextIO) -> int:
+def _audit(path: str, history: str, locale: Locale, form: str, out: _Output) -> int:
     try:
         policy = load_policy(path)
     except ContextwiseError as err:
@@ -559,17 +659,19 @@ def _audit(path: str, history: str, locale: Locale, form: str, out: TextIO) -> i
             "estimated_tokens": counter is not None,
             "report": report.model_dump(mode="json"),
         }
-        out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        out.json(payload)
     else:
         out.write(render_table(path, report, skipped, counter is not None, locale))
     return EXIT_OK
 
 
-def _check_failed(path: str, err: ContextwiseError, locale: Locale, form: str, out: TextIO) -> int:
+def _check_failed(
+    path: str, err: ContextwiseError, locale: Locale, form: str, out: _Output
+) -> int:
     if form == "json":
         records = [_problem_record(path, problem, locale) for problem in err.problems]
         payload = {"ok": False, "files": [shown_path(path)], "problems": records}
-        out.write(json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n")
+        out.json(payload, default=str)
     else:
         out.write(
             "".join(

@@ -1199,7 +1199,7 @@ class SessionStoreError(ContextwiseError):
             "{timeout} seconds; nothing was written."
         ),
         "store_row_unreadable": N_(
-            "A stored message of session '{session_id}' cannot be read back: its row is damaged."
+            "A stored row of session '{session_id}' cannot be read back: it is damaged."
         ),
         "store_closed": N_("The session store '{location}' is closed."),
         "store_failed": N_("The session store '{location}' failed with {error_type}."),

@@ -564,7 +564,7 @@ class ContextPolicy(PolicyModel):
             )
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+        except ValueError as exc:  # TOMLDecodeError, or an integer too long to convert
             raise PolicyConfigurationError("invalid_toml", detail=str(exc)) from None
         except RecursionError:
             raise PolicyConfigurationError(

@@ -22,7 +22,7 @@ from contextwise.errors import (
     SessionConflictError,
     SessionStoreError,
 )
-from contextwise.session._records import check_text_id
+from contextwise.session._records import MAX_ID, check_text_id
 
 TABLE = (
     "CREATE TABLE IF NOT EXISTS contextwise_conversations (conversation_key TEXT PRIMARY KEY, "
@@ -113,6 +113,18 @@ def decode(key: str, text: object) -> Any:
         ) from exc
 
 
+def stored_version(key: str, value: object) -> int:
+    """The version a store kept: an integer below 2**63 - 1 (so that it can still grow);
+    anything else is a damaged row."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_ID:
+        return value
+    raise SessionStoreError(
+        "store_row_unreadable",
+        session_id=key,
+        detail=f"contextwise_conversations.version is {short_repr(value)}",
+    )
+
+
 def now_text() -> str:
     """The current time as stored: ISO 8601 in UTC, which sorts as text."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
@@ -141,7 +153,7 @@ def load(tx: Rows, key: str, ttl: float | None) -> tuple[int, Any] | None:
     cutoff = cutoff_text(ttl)
     if cutoff is not None and str(updated_at) < cutoff:
         return None
-    return int(version), decode(key, data)
+    return stored_version(key, version), decode(key, data)
 
 
 def save(tx: Rows, key: str, value: Any, version: int, ttl: float | None) -> int:
@@ -165,7 +177,7 @@ def save(tx: Rows, key: str, value: Any, version: int, ttl: float | None) -> int
         "SELECT version, updated_at FROM contextwise_conversations WHERE conversation_key = :k",
         {"k": key},
     )
-    stored = int(rows[0][0]) if rows else 0
+    stored = stored_version(key, rows[0][0]) if rows else 0
     found = stored if rows and (cutoff is None or str(rows[0][1]) >= cutoff) else 0
     if found != version:
         raise SessionConflictError(

@@ -17,9 +17,21 @@ from datetime import UTC, datetime
 from typing import Any, Unpack
 
 from contextwise._effects import Effects, call_blocking, run_async, run_sync
+from contextwise._translation import short_text
 from contextwise.calibration import ModelCounter, counter_key
-from contextwise.errors import InvalidTypeError, InvalidValueError, SessionStoreError
-from contextwise.ledger import UsageKind, UsageSummary, price_usage, summarize_usage
+from contextwise.errors import (
+    ContextwiseError,
+    InvalidTypeError,
+    InvalidValueError,
+    SessionStoreError,
+)
+from contextwise.ledger import (
+    UsageKind,
+    UsageRecord,
+    UsageSummary,
+    price_usage,
+    summarize_usage,
+)
 from contextwise.policy._fragments import ContextResult, Fragment
 from contextwise.policy._model import ContextPolicy
 from contextwise.policy._runner import (
@@ -555,10 +567,8 @@ class ContextSession:
                 yield from call_blocking(store.add_usage, self._session_id, record.to_json())
 
     def _usage(self, store: Any) -> Effects[UsageSummary]:
-        from contextwise.ledger import UsageRecord
-
         rows = yield from call_blocking(store.usage, self._session_id)
-        return summarize_usage(UsageRecord.from_json(row) for row in rows)
+        return summarize_usage([_usage_record(row, self._session_id) for row in rows])
 
     # --- cores ----------------------------------------------------------------------------------
 
@@ -741,3 +751,23 @@ def _digest(stored: Sequence[StoredMessage]) -> str:
         [item.data for item in stored], sort_keys=True, ensure_ascii=False, separators=(",", ":")
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _usage_record(row: Any, session_id: str) -> UsageRecord:
+    """A usage record the store gave back; one that is not a record is a damaged row."""
+    try:
+        return UsageRecord.from_json(row)
+    except (
+        ContextwiseError,
+        LookupError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        ArithmeticError,  # decimal.InvalidOperation: a price that is not a number
+        RecursionError,
+    ) as exc:
+        raise SessionStoreError(
+            "store_row_unreadable",
+            session_id=session_id,
+            detail=f"{type(exc).__name__}: {short_text(exc)}",
+        ) from exc

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 from contextwise.errors import (
     ContextwiseError,
@@ -21,6 +21,7 @@ from contextwise.errors import (
     SessionStoreError,
 )
 from contextwise.session import _conversations as conversations
+from contextwise.session._planner import LOWEST_POSITION
 from contextwise.session._records import (
     MAX_ID,
     POSITION_GAP,
@@ -80,6 +81,23 @@ LAYOUT = (
 )
 """Statements that read every column of the layout, to tell an older layout before using it."""
 
+MAX_ITEM = MAX_ID // POSITION_GAP - 1
+"""The highest ``last_item`` of a session: every position, up to ``(last_item + 1) *
+POSITION_GAP``, stays a signed 64-bit integer. A counter above it is a damaged row."""
+
+_COMMIT = (
+    "UPDATE contextwise_sessions SET version = version + 1, "
+    "last_item = last_item + :n, last_change = last_change + :m "
+    "WHERE session_id = :s AND version = :v AND version < :top "
+    "AND last_item >= 0 AND last_item <= :item_room "
+    "AND last_change >= 0 AND last_change <= :change_room "
+    "RETURNING version, last_item, last_change"
+)
+"""A change's update of the session's counters, guarded so that none can pass 2**63."""
+
+_FINAL = frozenset({"store_locked", "store_closed", "store_cannot_open"})
+"""The failures of the layout's read that a write would only repeat (after the same wait)."""
+
 _COLUMNS = "item_id, position, data, chars, tokens, counter_id, created_by"
 _CONTEXT = (
     f"SELECT {_COLUMNS} FROM contextwise_messages WHERE session_id = :s AND change_id IS NULL"
@@ -129,9 +147,7 @@ class SqlStore(abc.ABC):
         raised as :class:`SessionStoreError`, with the original as ``__cause__``."""
         try:
             if not self._schema_checked:
-                with self.transaction(True) as tx:
-                    self._lock_schema(tx)
-                    check_schema(tx)
+                self._check_schema()
                 self._schema_checked = True
             with self.transaction(write) as tx:
                 yield tx
@@ -142,6 +158,28 @@ class SqlStore(abc.ABC):
             if error is None:
                 raise
             raise error from exc
+
+    def _check_schema(self) -> None:
+        """Check the layout by reading it, so that a reader never waits for a writer and a
+        read-only database can be read; only a database without the layout is written to, in
+        a write transaction of its own that creates the tables."""
+        try:
+            with self.transaction(False) as tx:
+                found = schema_version(tx)
+        except ContextwiseError:
+            raise
+        except Exception as exc:
+            error = self._store_error(exc)
+            if error is None:
+                raise
+            if error.code in _FINAL:
+                raise error from exc
+            found = None  # no layout table yet: the write below creates it, or says why not
+        if found is not None:
+            return
+        with self.transaction(True) as tx:
+            self._lock_schema(tx)
+            check_schema(tx)
 
     def read(self, session_id: str, since: tuple[int, int] | None = None) -> SessionSnapshot:
         """Read a session's context."""
@@ -154,7 +192,8 @@ class SqlStore(abc.ABC):
             )
             if not head:
                 return SessionSnapshot(0, 0, [])
-            version, last_item = int(head[0][0]), int(head[0][1])
+            version = _counter(head[0][0], session_id, "contextwise_sessions.version")
+            last_item = _counter(head[0][1], session_id, "contextwise_sessions.last_item")
             if since is not None and since[0] == version:
                 rows = tx.rows(
                     f"{_CONTEXT} AND created_by IS NULL AND item_id > :after "
@@ -162,10 +201,10 @@ class SqlStore(abc.ABC):
                     {"s": session_id, "after": since[1]},
                 )
                 return SessionSnapshot(
-                    version, last_item, _messages(rows, session_id), complete=False
+                    version, last_item, _context(rows, session_id, last_item), complete=False
                 )
             rows = tx.rows(f"{_CONTEXT} ORDER BY position, item_id", {"s": session_id})
-            return SessionSnapshot(version, last_item, _messages(rows, session_id))
+            return SessionSnapshot(version, last_item, _context(rows, session_id, last_item))
 
     def append(
         self,
@@ -185,15 +224,23 @@ class SqlStore(abc.ABC):
             )
             now = time.time()
             if idempotency is not None:
-                found = _known(tx, session_id, idempotency, now - self._idempotency_window)
+                found = _known(
+                    tx, session_id, idempotency, now - self._idempotency_window, len(items)
+                )
                 if found is not None:
                     return found
+            # The guard keeps every item id and position a signed 64-bit integer; a row that
+            # fails it (a counter near 2**63, or not a number) is damaged.
             head = tx.rows(
                 "UPDATE contextwise_sessions SET last_item = last_item + :n "
-                "WHERE session_id = :s RETURNING last_item, version",
-                {"s": session_id, "n": len(items)},
+                "WHERE session_id = :s AND last_item >= 0 AND last_item <= :room "
+                "RETURNING last_item, version",
+                {"s": session_id, "n": len(items), "room": MAX_ITEM - len(items)},
             )
-            last, version = int(head[0][0]), int(head[0][1])
+            if not head:
+                raise _damaged(session_id, "contextwise_sessions.last_item")
+            last = _counter(head[0][0], session_id, "contextwise_sessions.last_item")
+            version = _counter(head[0][1], session_id, "contextwise_sessions.version")
             first = last - len(items) + 1
             for offset, item in enumerate(items):
                 item.item_id = first + offset
@@ -224,29 +271,12 @@ class SqlStore(abc.ABC):
         check_change(change)
         created_count = sum(len(entry.created) for entry in change.entries)
         with self._open(True) as tx:
-            head = tx.rows(
-                "UPDATE contextwise_sessions SET version = version + 1, "
-                "last_item = last_item + :n, last_change = last_change + :m "
-                "WHERE session_id = :s AND version = :v RETURNING version, last_item, last_change",
-                {
-                    "s": session_id,
-                    "v": change.version,
-                    "n": created_count,
-                    "m": len(change.entries),
-                },
-            )
+            head = tx.rows(_COMMIT, _commit_params(session_id, change, created_count))
             if not head:
-                found = tx.rows(
-                    "SELECT version FROM contextwise_sessions WHERE session_id = :s",
-                    {"s": session_id},
-                )
-                raise SessionConflictError(
-                    "session_conflict",
-                    session_id=session_id,
-                    expected=change.version,
-                    found=int(found[0][0]) if found else 0,
-                )
-            version, last_item, last_change = (int(value) for value in head[0])
+                _not_committed(tx, session_id, change.version)
+            version = _counter(head[0][0], session_id, "contextwise_sessions.version")
+            last_item = _counter(head[0][1], session_id, "contextwise_sessions.last_item")
+            last_change = _counter(head[0][2], session_id, "contextwise_sessions.last_change")
             return version, _write_change(
                 tx,
                 session_id,
@@ -284,7 +314,11 @@ class SqlStore(abc.ABC):
                 "AND created_by = :c AND change_id IS NULL ORDER BY position, item_id",
                 {"s": session_id, "c": change_id},
             )
-        return [int(row[0]) for row in archived], [int(row[0]) for row in created]
+        column = "contextwise_messages.item_id"
+        return (
+            [_counter(row[0], session_id, column) for row in archived],
+            [_counter(row[0], session_id, column) for row in created],
+        )
 
     def load_conversation(self, key: str, *, ttl: float | None = None) -> tuple[int, Any] | None:
         """Read what an integration remembers of a conversation.
@@ -336,9 +370,10 @@ class SqlStore(abc.ABC):
                 "SELECT COALESCE(MAX(seq), 0) FROM contextwise_usage WHERE session_id = :s",
                 {"s": session_id},
             )
+            last = _counter(found[0][0], session_id, "contextwise_usage.seq", MAX_ID - 1)
             tx.rows(
                 "INSERT INTO contextwise_usage (session_id, seq, record) VALUES (:s, :n, :r)",
-                {"s": session_id, "n": int(found[0][0]) + 1, "r": text},
+                {"s": session_id, "n": last + 1, "r": text},
             )
 
     def usage(self, session_id: str) -> list[dict[str, Any]]:
@@ -370,14 +405,81 @@ class SqlStore(abc.ABC):
             )
 
 
-def _loaded(text: object, owner: str) -> Any:
-    """A record or state read back; one that does not decode is a damaged row."""
+def _loaded(text: object, owner: str) -> dict[str, Any]:
+    """A record or state read back; one that does not decode to a JSON object is a damaged
+    row."""
     try:
-        return json.loads(text)  # type: ignore[arg-type]
+        value = json.loads(text)  # type: ignore[arg-type]
     except (TypeError, ValueError, RecursionError) as exc:
         raise SessionStoreError(
             "store_row_unreadable", session_id=owner, detail=str(exc)[:200]
         ) from exc
+    if not isinstance(value, dict):
+        raise SessionStoreError(
+            "store_row_unreadable",
+            session_id=owner,
+            detail=f"a JSON {type(value).__name__} where an object was stored",
+        )
+    return value
+
+
+def _counter(value: object, session_id: str, column: str, limit: int = MAX_ID) -> int:
+    """A counter or an id read back: an integer from 0 to ``limit``; anything else (text, a
+    float, a number out of range) is a damaged row."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit:
+        return value
+    raise _damaged(session_id, column)
+
+
+def _damaged(session_id: str, column: str) -> SessionStoreError:
+    return SessionStoreError(
+        "store_row_unreadable",
+        session_id=session_id,
+        detail=f"{column} is not a number this store can use",
+    )
+
+
+def _commit_params(session_id: str, change: SessionChange, created: int) -> dict[str, Any]:
+    return {
+        "s": session_id,
+        "v": change.version,
+        "top": MAX_ID,
+        "n": created,
+        "m": len(change.entries),
+        "item_room": MAX_ITEM - created,
+        "change_room": MAX_ID - len(change.entries),
+    }
+
+
+def _not_committed(tx: Transaction, session_id: str, version: int) -> NoReturn:
+    """Raise why a change's guarded update found no row: another writer changed the version (a
+    conflict), or the session's counters are damaged."""
+    found = tx.rows(
+        "SELECT version FROM contextwise_sessions WHERE session_id = :s", {"s": session_id}
+    )
+    current = _counter(found[0][0], session_id, "contextwise_sessions.version") if found else 0
+    if found and current == version:
+        raise _damaged(session_id, "contextwise_sessions counters")
+    raise SessionConflictError(
+        "session_conflict", session_id=session_id, expected=version, found=current
+    )
+
+
+def schema_version(tx: Transaction) -> int | None:
+    """The recorded layout version, checked, or ``None`` when none is recorded yet.
+
+    Raises:
+        SessionStoreError: When the version is another one (code ``session_schema_mismatch``).
+    """
+    rows = tx.rows("SELECT version FROM contextwise_schema WHERE name = :n", {"n": "sessions"})
+    if not rows:
+        return None
+    found = rows[0][0]
+    if not isinstance(found, int) or found != SESSION_SCHEMA_VERSION:
+        raise SessionStoreError(
+            "session_schema_mismatch", found=found, expected=SESSION_SCHEMA_VERSION
+        )
+    return found
 
 
 def check_schema(tx: Transaction) -> None:
@@ -387,13 +489,7 @@ def check_schema(tx: Transaction) -> None:
     completed: their columns are not this version's.
     """
     tx.rows(SCHEMA[0], {})
-    rows = tx.rows("SELECT version FROM contextwise_schema WHERE name = :n", {"n": "sessions"})
-    if rows:
-        found = rows[0][0]
-        if not isinstance(found, int) or found != SESSION_SCHEMA_VERSION:
-            raise SessionStoreError(
-                "session_schema_mismatch", found=found, expected=SESSION_SCHEMA_VERSION
-            )
+    if schema_version(tx) is not None:
         return
     for statement in SCHEMA[1:]:
         tx.rows(statement, {})
@@ -414,9 +510,10 @@ def check_schema(tx: Transaction) -> None:
 
 
 def _known(
-    tx: Transaction, session_id: str, idempotency: IdempotencyKey, expired: float
+    tx: Transaction, session_id: str, idempotency: IdempotencyKey, expired: float, count: int
 ) -> AddResult | None:
     """The result of the add that stored this key, or ``None``; expired keys are dropped first.
+    The add stored ``count`` messages, as the digest matches: another count is a damaged row.
 
     The caller holds the session's row lock (its insert), so two adds with one key queue and
     the second finds the first's key.
@@ -436,13 +533,16 @@ def _known(
     )
     if not rows:
         return None
-    digest, first, count, version = rows[0]
+    digest, first, stored, version = rows[0]
     if digest != idempotency.digest:
         raise InvalidValueError(
             "idempotency_key_reused", session_id=session_id, key=idempotency.key
         )
-    first, count = int(first), int(count)
-    return AddResult(tuple(range(first, first + count)), int(version), duplicate=True)
+    first = _counter(first, session_id, "contextwise_idempotency.first_item", MAX_ITEM)
+    if stored != count or first + count - 1 > MAX_ITEM:
+        raise _damaged(session_id, "contextwise_idempotency.item_count")
+    version = _counter(version, session_id, "contextwise_idempotency.version")
+    return AddResult(tuple(range(first, first + count)), version, duplicate=True)
 
 
 def renumber(
@@ -548,6 +648,24 @@ def _message(row: Sequence[Any], session_id: str) -> StoredMessage:
 
 def _messages(rows: Sequence[Sequence[Any]], session_id: str) -> list[StoredMessage]:
     return [_message(row, session_id) for row in rows]
+
+
+def _context(
+    rows: Sequence[Sequence[Any]], session_id: str, last_item: int
+) -> list[StoredMessage]:
+    """The messages of a context; one whose item id or position no store writes (an id past
+    ``last_item``, a position out of the planner's range, such as one near 2**63) is a damaged
+    row, which a change would otherwise carry on."""
+    items = _messages(rows, session_id)
+    ceiling = (last_item + 1) * POSITION_GAP
+    for item in items:
+        if not (0 < item.item_id <= last_item and LOWEST_POSITION <= item.position < ceiling):
+            raise SessionStoreError(
+                "store_row_unreadable",
+                session_id=session_id,
+                detail=f"item {item.item_id} at position {item.position}: out of range",
+            )
+    return items
 
 
 def _archive_item(row: Sequence[Any], session_id: str) -> StoredArchiveItem:

@@ -20,6 +20,7 @@ _SQLSTATES = {
     "53100": "store_full",  # disk_full
     "53200": "store_full",  # out_of_memory
     "25006": "store_read_only",  # read_only_sql_transaction
+    "42501": "store_read_only",  # insufficient_privilege: a role that may only read
     "55P03": "store_locked",  # lock_not_available (lock_timeout)
     "57014": "store_locked",  # query_canceled (statement_timeout)
     "40P01": "store_locked",  # deadlock_detected
@@ -37,7 +38,10 @@ class SQLAlchemyStore(SqlStore):
     transaction, the adds to one session queue on its row, and two reductions computed from the
     same version cannot both be stored (the second raises
     :class:`~contextwise.errors.SessionConflictError`). Reads see one consistent snapshot
-    (``REPEATABLE READ`` on PostgreSQL). The tables are created on first use.
+    (``REPEATABLE READ`` on PostgreSQL) and never wait for a writer: the layout is checked by
+    reading it, and the tables are created, in a write of their own, only in a database that has
+    none. A read-only database (``default_transaction_read_only``) or a role that may only read
+    can be read; its writes raise ``store_read_only``.
 
     Every failure of the database is a :class:`~contextwise.errors.SessionStoreError` with a
     code: a server that cannot be reached, a read-only or full database, a lock held longer

@@ -6,6 +6,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -36,7 +37,14 @@ class SQLiteStore(SqlStore):
     The file is in WAL mode with ``synchronous=FULL``: an ``add`` that returned is on disk, and a
     process killed at any instant loses nothing it was told was stored. Every write is one
     ``BEGIN IMMEDIATE`` transaction, so writers from several processes queue (for up to
-    ``timeout`` seconds) instead of failing. The tables are created on first use.
+    ``timeout`` seconds) instead of failing, and readers never wait for them: the layout is
+    checked by reading it, and the tables are created, in a write of their own, only in a file
+    that has none.
+
+    A file that the process cannot write is opened to be read: its sessions can be read, and
+    every write raises ``store_read_only``. On a read-only medium (a folder the process cannot
+    write, where SQLite cannot create the ``-shm`` file that WAL readers share), the file is read
+    as immutable, so nobody may write it meanwhile.
 
     Every failure of the file is a :class:`~contextwise.errors.SessionStoreError` with a code:
     a path that cannot be opened (a directory, a missing folder), a file that is not a database,
@@ -85,13 +93,53 @@ class SQLiteStore(SqlStore):
             ) from exc
         self._lock = threading.Lock()
         try:
-            self._connection = sqlite3.connect(
-                self._path, timeout=self._timeout, isolation_level=None, check_same_thread=False
-            )
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=FULL")
+            self._connection = self._connect()
         except (sqlite3.Error, ValueError, OSError, OverflowError) as exc:
             raise self._opening_error(exc) from exc
+
+    def _connect(self) -> sqlite3.Connection:
+        """Open the file to read and write, in WAL mode; a file that cannot be written is
+        opened to read only."""
+        connection = self._connection_to(self._path, uri=False)
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+        except sqlite3.OperationalError as exc:
+            connection.close()
+            if _primary_code(exc) not in _READ_ONLY_CODES or not os.path.isfile(self._path):
+                raise
+            return self._connect_read_only(exc)
+        return connection
+
+    def _connect_read_only(self, cause: sqlite3.OperationalError) -> sqlite3.Connection:
+        """Open a file that cannot be written, to read it: ``mode=ro``, and on a read-only
+        medium, where SQLite cannot create the ``-shm`` file that WAL readers share, as an
+        immutable file (when no ``-wal`` file holds writes that are not in the file yet)."""
+        uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(self._path)))
+        queries = ["mode=ro"]
+        if not os.path.exists(f"{self._path}-wal"):
+            queries.append("mode=ro&immutable=1")
+        for query in queries:
+            connection = self._connection_to(f"{uri}?{query}", uri=True)
+            try:
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchall()
+            except sqlite3.OperationalError as exc:
+                connection.close()
+                if _primary_code(exc) not in _READ_ONLY_CODES:
+                    raise
+                cause = exc
+            else:
+                return connection
+        raise cause
+
+    def _connection_to(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        return sqlite3.connect(
+            target,
+            timeout=self._timeout,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=uri,
+        )
 
     @property
     def path(self) -> str:
@@ -135,6 +183,14 @@ class SQLiteStore(SqlStore):
         if found is not None and found.code != "store_failed":
             return found
         return SessionStoreError("store_cannot_open", location=self._path, detail=str(error))
+
+
+_READ_ONLY_CODES = frozenset({8, 14})
+"""SQLITE_READONLY and SQLITE_CANTOPEN: what opening a file that cannot be written gives."""
+
+
+def _primary_code(error: sqlite3.Error) -> int:
+    return int(getattr(error, "sqlite_errorcode", -1)) & 0xFF
 
 
 def sqlite_error(error: BaseException, location: str, timeout: float) -> SessionStoreError | None:
