@@ -33,7 +33,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
-from contextwise.session import SessionStore
+from contextwise.session import ConversationStore
 
 try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing
@@ -148,7 +148,7 @@ class PolicySession:
         *,
         fragment_id: str = "history",
         on_result: Callable[[ContextResult], object] | None = None,
-        store: SessionStore | None = None,
+        store: ConversationStore | None = None,
         ttl: float | timedelta | None = None,
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         **options: Unpack[RunnerOptions],

@@ -14,12 +14,18 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Unpack
+from typing import Any, Protocol, Unpack, cast
 
 from contextwise._effects import Effects, call_blocking, run_async, run_sync
 from contextwise.calibration import ModelCounter, counter_key
 from contextwise.errors import InvalidTypeError, InvalidValueError, SessionStoreError
-from contextwise.ledger import UsageKind, UsageSummary, price_usage, summarize_usage
+from contextwise.ledger import (
+    UsageKind,
+    UsageRecord,
+    UsageSummary,
+    price_usage,
+    summarize_usage,
+)
 from contextwise.policy._fragments import ContextResult, Fragment
 from contextwise.policy._model import ContextPolicy
 from contextwise.policy._runner import (
@@ -46,13 +52,20 @@ from contextwise.session._records import (
     SessionChange,
     SessionSnapshot,
     SessionStore,
+    StateStore,
     StoredArchiveItem,
     StoredMessage,
+    UsageStore,
     check_change_id,
     check_idempotency_key,
     check_session_id,
     check_storable,
+    check_store,
 )
+
+
+class _Stores(SessionStore, UsageStore, StateStore, Protocol):
+    """What a session calls of its store."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +119,18 @@ class ContextSession:
         policy: The policy's runner, or the context policy (or a mapping in the shape of a
             policy file) to bind with ``options``.
         store: Where the session lives: :class:`MemoryStore`, :class:`SQLiteStore` or
-            :class:`SQLAlchemyStore`.
+            :class:`SQLAlchemyStore`, or a store of your own that implements
+            :class:`SessionStore` and :class:`UsageStore` (and :class:`StateStore` with a
+            calibrated counter).
         session_id: The session's id in the store.
         fragment_id: The id of the fragment that the policy's steps name for the conversation.
 
     Raises:
         InvalidTypeError: When the store is not a session store (code
-            ``invalid_session_store``) or an argument has the wrong type.
+            ``invalid_session_store``), when it lacks the methods of a usage ledger
+            (:class:`UsageStore`) or, with a calibrated counter, of a state store
+            (:class:`StateStore`) (code ``incomplete_store``, naming them), or when an argument
+            has the wrong type.
         InvalidValueError: When the session id is blank (code ``blank_session_id``), longer
             than 255 characters or holds a NUL character or a lone surrogate (code
             ``invalid_session_id``): every store refuses the same ids. A step id or the counter's
@@ -146,9 +164,13 @@ class ContextSession:
         **options: Unpack[RunnerOptions],
     ) -> None:
         check_session_id(session_id)
-        if not isinstance(store, SessionStore):
-            raise InvalidTypeError("invalid_session_store", type_name=type(store).__name__)
         self._runner = as_runner(policy, options)
+        needs: list[type] = [SessionStore, UsageStore]
+        if isinstance(self._runner.counter, ModelCounter):
+            needs.append(StateStore)
+        check_store(store, needs, "invalid_session_store")
+        # Checked: the state's methods are called only with a calibrated counter.
+        self._stores = cast(_Stores, store)
         check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
         # What the stores keep as text beside the messages: every store must take it alike.
         for index, step in enumerate(self._runner.policy.steps):
@@ -194,7 +216,7 @@ class ContextSession:
             >>> len(session.messages())
             1
         """
-        return run_sync(self._add(messages, idempotency_key, self._store))
+        return run_sync(self._add(messages, idempotency_key, self._stores))
 
     async def aadd(
         self, messages: Sequence[Any], *, idempotency_key: str | None = None
@@ -246,7 +268,7 @@ class ContextSession:
             >>> result.positions, result.duplicate
             ((1,), False)
         """
-        return await run_async(self._add(messages, idempotency_key, self._store))
+        return await run_async(self._add(messages, idempotency_key, self._stores))
 
     def context(self) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
@@ -258,7 +280,7 @@ class ContextSession:
             >>> session.context().report.before_chars
             6
         """
-        return run_sync(self._context(self._store))
+        return run_sync(self._context(self._stores))
 
     async def acontext(self) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
@@ -286,7 +308,7 @@ class ContextSession:
             >>> asyncio.run(session.acontext()).report.before_chars
             6
         """
-        return await run_async(self._context(self._store))
+        return await run_async(self._context(self._stores))
 
     def messages(self) -> list[Any]:
         """Return the messages of the session's current context.
@@ -297,7 +319,7 @@ class ContextSession:
             >>> session.messages()
             []
         """
-        return run_sync(self._messages(self._store))
+        return run_sync(self._messages(self._stores))
 
     async def amessages(self) -> list[Any]:
         """Return the messages of the session's current context.
@@ -318,7 +340,7 @@ class ContextSession:
             >>> asyncio.run(session.amessages())
             []
         """
-        return await run_async(self._messages(self._store))
+        return await run_async(self._messages(self._stores))
 
     def archive(self) -> list[ArchivedMessage]:
         """Return every message that a step took out of the context, in order.
@@ -328,7 +350,7 @@ class ContextSession:
             >>> ContextSession({"mode": "audit"}, MemoryStore(), "chat-1").archive()
             []
         """
-        return run_sync(self._archive(self._store))
+        return run_sync(self._archive(self._stores))
 
     async def aarchive(self) -> list[ArchivedMessage]:
         """Return every message that a step took out of the context, in order.
@@ -348,7 +370,7 @@ class ContextSession:
             >>> asyncio.run(ContextSession({"mode": "audit"}, MemoryStore(), "c").aarchive())
             []
         """
-        return await run_async(self._archive(self._store))
+        return await run_async(self._archive(self._stores))
 
     def restore(self, change_id: int) -> list[Any]:
         """Put the messages that a change took out back into the context.
@@ -367,7 +389,7 @@ class ContextSession:
             >>> len(session.messages()), session.archive()
             (2, [])
         """
-        return run_sync(self._restore(change_id, self._store))
+        return run_sync(self._restore(change_id, self._stores))
 
     async def arestore(self, change_id: int) -> list[Any]:
         """Put the messages that a change took out back into the context.
@@ -400,7 +422,7 @@ class ContextSession:
             ...     print(err.code)
             unknown_change
         """
-        return await run_async(self._restore(change_id, self._store))
+        return await run_async(self._restore(change_id, self._stores))
 
     # --- usage and calibration ----------------------------------------------------------------
 
@@ -423,7 +445,7 @@ class ContextSession:
             >>> session.usage().by_model["gpt-5"].usage.input_tokens
             1200
         """
-        run_sync(self._record_usage(usage, model, kind, step, request, self._store))
+        run_sync(self._record_usage(usage, model, kind, step, request, self._stores))
 
     async def arecord_usage(
         self,
@@ -468,7 +490,7 @@ class ContextSession:
             1
         """
         await run_async(
-            self._record_usage(usage, model, kind, step, request, self._store)
+            self._record_usage(usage, model, kind, step, request, self._stores)
         )
 
     def usage(self) -> UsageSummary:
@@ -479,7 +501,7 @@ class ContextSession:
             >>> ContextSession({"mode": "audit"}, MemoryStore(), "chat-1").usage().total.calls
             0
         """
-        return run_sync(self._usage(self._store))
+        return run_sync(self._usage(self._stores))
 
     async def ausage(self) -> UsageSummary:
         """Return the session's ledger: every call recorded, and the totals.
@@ -498,7 +520,7 @@ class ContextSession:
             >>> asyncio.run(session.ausage()).total.calls
             0
         """
-        return await run_async(self._usage(self._store))
+        return await run_async(self._usage(self._stores))
 
     def _init_counts(self) -> None:
         """How stored counts are kept: a calibrated counter's session stores its base counter's
@@ -525,9 +547,9 @@ class ContextSession:
         assert self._calibrated is not None
         return f"calibration:{self._calibrated.calibrated.base_key}"
 
-    def _load_calibration(self, store: Any) -> Effects[None]:
+    def _load_calibration(self, store: _Stores) -> Effects[None]:
         model = self._calibrated
-        if model is not None and hasattr(self._store, "load_state"):
+        if model is not None:
             state = yield from call_blocking(store.load_state, self._state_name())
             found = (state or {}).get("models", {}).get(model.model, {})
             if found.get("observations", 0) > model.calibrated.observations(model.model):
@@ -535,7 +557,13 @@ class ContextSession:
         self._state_loaded = True
 
     def _record_usage(
-        self, usage: Any, model: Any, kind: UsageKind, step: int | None, request: Any, store: Any
+        self,
+        usage: Any,
+        model: Any,
+        kind: UsageKind,
+        step: int | None,
+        request: Any,
+        store: _Stores,
     ) -> Effects[None]:
         calibrated = self._calibrated
         if model is None and calibrated is not None:
@@ -547,23 +575,21 @@ class ContextSession:
             state = calibrated.calibrated.state()
             yield from call_blocking(store.save_state, self._state_name(), state)
 
-    def _record_spent(self, result: ContextResult, store: Any) -> Effects[None]:
+    def _record_spent(self, result: ContextResult, store: _Stores) -> Effects[None]:
         """Record what the compressors of a run paid for, as summarizer calls."""
         for change in result.report.changes:
             if change.usage is not None:
                 record = price_usage(change.usage, model=change.usage_model, kind="summarizer")
                 yield from call_blocking(store.add_usage, self._session_id, record.to_json())
 
-    def _usage(self, store: Any) -> Effects[UsageSummary]:
-        from contextwise.ledger import UsageRecord
-
+    def _usage(self, store: _Stores) -> Effects[UsageSummary]:
         rows = yield from call_blocking(store.usage, self._session_id)
         return summarize_usage(UsageRecord.from_json(row) for row in rows)
 
     # --- cores ----------------------------------------------------------------------------------
 
     def _add(
-        self, messages: Sequence[Any], idempotency_key: str | None, store: Any
+        self, messages: Sequence[Any], idempotency_key: str | None, store: _Stores
     ) -> Effects[AddResult]:
         if not isinstance(messages, list | tuple):
             raise InvalidTypeError(
@@ -609,7 +635,7 @@ class ContextSession:
         ]
         return Cache(stored, decoded, sizes, tokens, roles)
 
-    def _refresh(self, store: Any) -> Effects[None]:
+    def _refresh(self, store: _Stores) -> Effects[None]:
         if not self._state_loaded:
             yield from self._load_calibration(store)
         since = None if self._version is None else (self._version, self._last_item)
@@ -645,11 +671,11 @@ class ContextSession:
                 "store_row_unreadable", session_id=self._session_id, detail=str(exc)[:200]
             ) from exc
 
-    def _messages(self, store: Any) -> Effects[list[Any]]:
+    def _messages(self, store: _Stores) -> Effects[list[Any]]:
         yield from self._refresh(store)
         return list(self._cache.messages)
 
-    def _context(self, store: Any) -> Effects[ContextResult]:
+    def _context(self, store: _Stores) -> Effects[ContextResult]:
         yield from self._refresh(store)
         cache = self._cache
         fragment = Fragment(self._fragment_id, messages=cache.messages)
@@ -691,14 +717,14 @@ class ContextSession:
         self._version = version
         return result
 
-    def _archive(self, store: Any) -> Effects[list[ArchivedMessage]]:
+    def _archive(self, store: _Stores) -> Effects[list[ArchivedMessage]]:
         items = yield from call_blocking(store.archive, self._session_id)
         return [
             ArchivedMessage(self._decode(item.item.data), item.change_id, item.step, item.at)
             for item in items
         ]
 
-    def _restore(self, change_id: int, store: Any) -> Effects[list[Any]]:
+    def _restore(self, change_id: int, store: _Stores) -> Effects[list[Any]]:
         check_change_id(change_id)
         yield from self._refresh(store)
         archived: list[int] = []
