@@ -776,8 +776,6 @@ def coerce_policy(policy: object, *, name: str = "policy") -> ContextPolicy:
     """
     if isinstance(policy, ContextPolicy):
         return policy
-    from contextwise.errors import InvalidTypeError
-
     if not isinstance(policy, Mapping):
         raise InvalidTypeError("not_a_policy", name=name, type_name=type(policy).__name__)
     return ContextPolicy.model_validate(dict(policy))
