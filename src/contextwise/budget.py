@@ -29,6 +29,7 @@ PlanStrategy: TypeAlias = Literal["greedy", "cutoff"]
 """The name of a planning strategy: ``"greedy"`` (the default) or ``"cutoff"``."""
 
 _STRATEGIES = ("greedy", "cutoff")
+_BUDGET_FIELDS = ("window", "output", "reasoning", "safety", "locale")
 _SEGMENT_FIELDS = frozenset(("id", "tokens", "priority", "required"))
 _INF = math.inf
 
@@ -282,28 +283,8 @@ class BudgetPlan(CodedModel):
 # --- The budget ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _BudgetSizes:
-    """The checked sizes of a :class:`ContextBudget`, which builds them."""
-
-    window: int
-    """W: the model's context window in tokens."""
-
-    output: int
-    """B_out: the tokens reserved for the answer."""
-
-    reasoning: int
-    """B_reasoning: the tokens reserved for internal reasoning."""
-
-    safety: int
-    """B_safety: the safety margin in tokens, 2 percent of the window by default."""
-
-    locale: Locale | None = None
-    """The language of the errors this budget raises, or None for the current default."""
-
-
 @dataclass(frozen=True, init=False)
-class ContextBudget(_BudgetSizes):
+class ContextBudget:
     """The token budget of the prompt's context: ``B_context = W - B_out - B_reasoning - B_safety``.
 
     The sizes are rounded down to whole tokens and checked at construction. The safety margin
@@ -339,6 +320,21 @@ class ContextBudget(_BudgetSizes):
         25360
     """
 
+    window: int
+    """W: the model's context window in tokens."""
+
+    output: int
+    """B_out: the tokens reserved for the answer."""
+
+    reasoning: int
+    """B_reasoning: the tokens reserved for internal reasoning."""
+
+    safety: int
+    """B_safety: the safety margin in tokens, 2 percent of the window by default."""
+
+    locale: Locale | None = None
+    """The language of the errors this budget raises, or None for the current default."""
+
     def __init__(
         self,
         window: float,
@@ -365,7 +361,10 @@ class ContextBudget(_BudgetSizes):
                 window=sizes[0],
                 locale=loc,
             )
-        _BudgetSizes.__init__(self, *sizes, *reserves, locale=loc)
+        # The dataclass's own __init__ would take the sizes unchecked: this one sets the checked
+        # values as it would, through object.__setattr__ on the frozen instance.
+        for name, value in zip(_BUDGET_FIELDS, (*sizes, *reserves, loc), strict=True):
+            object.__setattr__(self, name, value)
 
     def context_budget(self) -> int:
         """Return the tokens available for the prompt's context.
