@@ -1,9 +1,10 @@
 """The selection of steps: sequence, fixed, auto and model. Internal to the policy engine.
 
-A :class:`Runner` holds the fragment states of one run, the limits, and the changes and decisions
-recorded so far. The selection functions are generators over :class:`~contextwise.policy._steps.
-Invoke` requests, like the steps themselves, so one implementation serves the sync and the async
-entry points.
+A :class:`PolicyRun` holds the fragment states of one run, the limits, and the changes and
+decisions recorded so far (a :class:`~contextwise.policy.PolicyRunner` holds a policy and its
+options, and starts a run at each call). The selection functions are generators over
+:class:`~contextwise._effects.Invoke` requests, like the steps themselves, so one implementation
+serves the sync and the async entry points.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def effective_limits(
     )
 
 
-class Runner:
+class PolicyRun:
     """The mutable state of one run: fragment states, changes, decisions and removals."""
 
     def __init__(self, states: dict[str, FragState], limits: Limits, context: StepContext) -> None:
@@ -203,37 +204,37 @@ class Runner:
         return self.limits.met(chars, tokens)
 
 
-def run_sequence(runner: Runner, steps: Sequence[ContextStep]) -> Effects[list[str]]:
+def run_sequence(run: PolicyRun, steps: Sequence[ContextStep]) -> Effects[list[str]]:
     """Apply steps in order until the targets are met; return the ids of the steps that ran."""
     ran: list[str] = []
     for step in steps:
-        if runner.met():
+        if run.met():
             break
-        candidate = yield from runner.evaluate(step)
-        runner.commit(candidate)
+        candidate = yield from run.evaluate(step)
+        run.commit(candidate)
         ran.append(step.id)
     return ran
 
 
-def run_auto(runner: Runner, steps: Sequence[ContextStep]) -> Effects[None]:
+def run_auto(run: PolicyRun, steps: Sequence[ContextStep]) -> Effects[None]:
     """Apply the step that reaches the targets with the least removal, or the largest saving."""
     remaining = list(steps)
-    while remaining and not runner.met():
-        unit = runner.saving_unit()
+    while remaining and not run.met():
+        unit = run.saving_unit()
         usable: list[tuple[ContextStep, Candidate, int]] = []
         for step in list(remaining):
-            candidate = yield from runner.evaluate(step)
+            candidate = yield from run.evaluate(step)
             if candidate.failed:
-                runner.commit(candidate)
+                run.commit(candidate)
                 remaining.remove(step)
                 continue
-            saving = runner.saving(candidate, unit)
+            saving = run.saving(candidate, unit)
             if saving > 0:
                 usable.append((step, candidate, saving))
         if not usable:
-            runner.decide("auto", [], "no remaining step reduces the context")
+            run.decide("auto", [], "no remaining step reduces the context")
             return
-        reaching = [entry for entry in usable if runner.reaches(entry[1])]
+        reaching = [entry for entry in usable if run.reaches(entry[1])]
         if reaching:
             step, candidate, saving = min(reaching, key=lambda entry: entry[2])
             reason = (
@@ -246,8 +247,8 @@ def run_auto(runner: Runner, steps: Sequence[ContextStep]) -> Effects[None]:
                 f"no step reaches the targets alone; largest saving ({saving} {unit}) among "
                 f"{len(usable)} step(s)"
             )
-        runner.decide("auto", [step.id], reason)
-        runner.commit(candidate)
+        run.decide("auto", [step.id], reason)
+        run.commit(candidate)
         remaining.remove(step)
 
 
@@ -295,13 +296,13 @@ def describe_step(step: ContextStep) -> str:
     )
 
 
-def decision_state(runner: Runner, remaining: Sequence[ContextStep]) -> dict[str, Any]:
+def decision_state(run: PolicyRun, remaining: Sequence[ContextStep]) -> dict[str, Any]:
     """The JSON state a decision model chooses from: sizes, targets, fragments and steps."""
     return {
-        "chars": runner.chars,
-        "target_chars": runner.limits.target_chars,
-        "tokens": runner.tokens,
-        "target_tokens": runner.limits.target_tokens,
+        "chars": run.chars,
+        "target_chars": run.limits.target_chars,
+        "tokens": run.tokens,
+        "target_tokens": run.limits.target_tokens,
         "fragments": [
             {
                 "id": state.fragment.id,
@@ -312,15 +313,15 @@ def decision_state(runner: Runner, remaining: Sequence[ContextStep]) -> dict[str
                 if state.fragment.messages is None
                 else len(state.fragment.messages),
             }
-            for state in runner.states.values()
+            for state in run.states.values()
         ],
         "steps": [step.model_dump(mode="json", exclude_none=True) for step in remaining],
-        "changes": [change.model_dump(mode="json", exclude_none=True) for change in runner.changes],
+        "changes": [change.model_dump(mode="json", exclude_none=True) for change in run.changes],
     }
 
 
 def run_model(
-    runner: Runner,
+    run: PolicyRun,
     steps: Sequence[ContextStep],
     selection: ModelSelection,
     decision_provider: DecisionProvider,
@@ -328,29 +329,29 @@ def run_model(
     """Ask the decision provider for each next step; fall back to ``sequence`` when unsure."""
     remaining = list(steps)
     by_id = {step.id: step for step in steps}
-    while remaining and not runner.met():
+    while remaining and not run.met():
         if len(remaining) == 1:
             step = remaining[0]
-            runner.decide("sequence", [step.id], "only one step remains, so no question was asked")
+            run.decide("sequence", [step.id], "only one step remains, so no question was asked")
         else:
-            outcome, fallback = yield from _ask(runner, remaining, selection, decision_provider)
+            outcome, fallback = yield from _ask(run, remaining, selection, decision_provider)
             if fallback is not None:
-                ran = yield from run_sequence(runner, remaining)
-                runner.decide("sequence", ran, f"fallback from model selection: {fallback}")
+                ran = yield from run_sequence(run, remaining)
+                run.decide("sequence", ran, f"fallback from model selection: {fallback}")
                 return
             assert outcome is not None
             step = by_id[outcome.choice]
             reason = f"chosen by '{decision_provider.name}' with confidence {outcome.confidence:g}"
             if outcome.answer.rationale:
                 reason = f"{reason}: {outcome.answer.rationale}"
-            runner.decide("model", [step.id], reason)
-        candidate = yield from runner.evaluate(step)
-        runner.commit(candidate)
+            run.decide("model", [step.id], reason)
+        candidate = yield from run.evaluate(step)
+        run.commit(candidate)
         remaining.remove(step)
 
 
 def _ask(
-    runner: Runner,
+    run: PolicyRun,
     remaining: Sequence[ContextStep],
     selection: ModelSelection,
     decision_provider: DecisionProvider,
@@ -365,7 +366,7 @@ def _ask(
             decision_provider,
             selection.model,
             question,
-            decision_state(runner, remaining),
+            decision_state(run, remaining),
             selection.min_confidence,
             key="step",
             timeout=selection.timeout,
