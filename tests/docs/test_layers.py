@@ -4,6 +4,7 @@ small package written here shows each contract type catching what it forbids."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -115,3 +116,39 @@ def test_implementation_modules_are_private_by_layout() -> None:
         for name in getattr(exported, "__all__", []):
             assert hasattr(exported, name), f"contextwise.{package.name} lacks {name}"
     assert public == []
+
+
+def _top_level_modules(tree: ast.Module) -> set[str]:
+    """The modules a file imports at its top level (inside ``try`` blocks included)."""
+    found: set[str] = set()
+    for node in tree.body:
+        body = [node, *node.body] if isinstance(node, ast.Try) else [node]
+        for statement in body:
+            if isinstance(statement, ast.ImportFrom) and statement.module:
+                found.add(statement.module)
+            elif isinstance(statement, ast.Import):
+                found.update(alias.name for alias in statement.names)
+    return found
+
+
+def test_no_function_imports_again_a_module_its_file_imports_at_the_top() -> None:
+    """A function-level import is for an optional dependency or a cycle, never a second import
+    of a module the file already has."""
+    again = []
+    for path in sorted((ROOT / "src" / "contextwise").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = _top_level_modules(tree)
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                names = (
+                    [node.module]
+                    if isinstance(node, ast.ImportFrom)
+                    else [alias.name for alias in node.names]
+                    if isinstance(node, ast.Import)
+                    else []
+                )
+                where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+                again += [f"{where} {name}" for name in names if name in top]
+    assert again == []

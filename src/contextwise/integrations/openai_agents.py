@@ -504,14 +504,12 @@ def recall_tool(
         >>> recall_tool(SQLiteSession("demo")).name
         'recall'
     """
-    from dataclasses import replace
-
     base = make_recall_tool(archive=archive, limit=limit, name=name)
     store = getattr(session, "session", session)
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
         history = [] if store is None else list(await store.get_items())
-        return await replace(base, history=history).ahandle(arguments)
+        return await dataclasses.replace(base, history=history).ahandle(arguments)
 
     return FunctionTool(
         name=name,
