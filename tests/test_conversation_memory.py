@@ -259,6 +259,28 @@ def test_two_runs_on_one_thread_at_once_do_not_crash() -> None:
     assert len(results) == len(model.seen) >= 2
 
 
+class ReadOnlyMemory:
+    """A user's store that reads conversations but cannot write them."""
+
+    def load_conversation(self, key: str, *, ttl: float | None = None) -> Any:
+        return None
+
+
+@pytest.mark.parametrize("integration", [ContextPolicyMiddleware, ContextPolicyCapability])
+def test_a_store_that_cannot_save_conversations_is_refused_when_the_integration_is_built(
+    integration: Any,
+) -> None:
+    with pytest.raises(InvalidTypeError) as caught:
+        integration(trim_policy(), store=ReadOnlyMemory())
+    assert caught.value.code == "incomplete_store"
+    assert caught.value.params["names"] == ["save_conversation"]
+    assert caught.value.params["protocols"] == ["ConversationStore"]
+    assert_translated(caught.value)
+    with pytest.raises(InvalidTypeError) as session_caught:
+        PolicySession(SQLiteSession("s"), trim_policy(), store=cast(Any, ReadOnlyMemory()))
+    assert session_caught.value.code == "incomplete_store"
+
+
 class BrokenStore(MemoryStore):
     """A store whose database is gone: every call raises what sqlite3 raises."""
 
@@ -306,28 +328,6 @@ def test_bad_memory_options_are_coded_errors() -> None:
     with pytest.raises(InvalidValueError) as bad_bytes:
         ContextPolicyMiddleware(trim_policy(), max_memory_bytes=0)
     assert bad_bytes.value.code == "out_of_range"
-
-
-class ReadOnlyMemory:
-    """A user's store that reads conversations but cannot write them."""
-
-    def load_conversation(self, key: str, *, ttl: float | None = None) -> Any:
-        return None
-
-
-@pytest.mark.parametrize("integration", [ContextPolicyMiddleware, ContextPolicyCapability])
-def test_a_store_that_cannot_save_conversations_is_refused_when_the_integration_is_built(
-    integration: Any,
-) -> None:
-    with pytest.raises(InvalidTypeError) as caught:
-        integration(trim_policy(), store=ReadOnlyMemory())
-    assert caught.value.code == "incomplete_store"
-    assert caught.value.params["names"] == ["save_conversation"]
-    assert caught.value.params["protocols"] == ["ConversationStore"]
-    assert_translated(caught.value)
-    with pytest.raises(InvalidTypeError) as session_caught:
-        PolicySession(SQLiteSession("s"), trim_policy(), store=cast(Any, ReadOnlyMemory()))
-    assert session_caught.value.code == "incomplete_store"
 
 
 def test_no_reduction_storm_when_what_must_stay_is_above_the_target() -> None:

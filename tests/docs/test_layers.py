@@ -119,15 +119,14 @@ def test_implementation_modules_are_private_by_layout() -> None:
 
 
 def _top_level_modules(tree: ast.Module) -> set[str]:
-    """The modules a file imports at its top level (inside ``try`` blocks included)."""
+    """The modules a file always imports at its top level (not those of a ``try`` block: an
+    optional dependency)."""
     found: set[str] = set()
-    for node in tree.body:
-        body = [node, *node.body] if isinstance(node, ast.Try) else [node]
-        for statement in body:
-            if isinstance(statement, ast.ImportFrom) and statement.module:
-                found.add(statement.module)
-            elif isinstance(statement, ast.Import):
-                found.update(alias.name for alias in statement.names)
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module:
+            found.add(statement.module)
+        elif isinstance(statement, ast.Import):
+            found.update(alias.name for alias in statement.names)
     return found
 
 

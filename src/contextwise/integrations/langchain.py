@@ -34,7 +34,7 @@ try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
-    from langchain_core.tools import BaseTool, StructuredTool
+    from langchain_core.tools import BaseTool
     from langgraph.config import get_config
 except ImportError as error:
     raise MissingDependencyError(
@@ -277,6 +277,7 @@ def recall_tool(
     from dataclasses import replace
 
     from langchain.tools import ToolRuntime
+    from langchain_core.tools import StructuredTool
 
     base = make_recall_tool(archive=archive, limit=limit, name=name)
 

@@ -81,8 +81,8 @@ def run_policy(
     estimated_parts = sum(
         state.profile.estimated_parts for state in states.values() if state.profile
     )
-    run = PolicyRun(states, limits, context)
-    before_chars, before_tokens = run.chars, run.tokens
+    runner = PolicyRun(states, limits, context)
+    before_chars, before_tokens = runner.chars, runner.tokens
     over = limits.chars_over(before_chars) or limits.tokens_over(before_tokens)
     if policy.mode == "validate":
         _check_validate(limits, before_chars, before_tokens)
@@ -90,10 +90,10 @@ def run_policy(
     present = {fragment.id for fragment in fragments}
     skipped = tuple(step.id for step in policy.steps if step.fragment_id not in present)
     if acted:
-        yield from _select(run, policy, decision_provider, set(skipped))
+        yield from _select(runner, policy, decision_provider, set(skipped))
     report = _report(
         policy,
-        run,
+        runner,
         limits,
         before_chars,
         before_tokens,
@@ -105,13 +105,13 @@ def run_policy(
         _warn_shortfall(report, limits)
     if removed_by is not None:
         # Built only when asked: a trim of a long history removes many messages.
-        for step_id, removed in run.removals:
+        for step_id, removed in runner.removals:
             removed_by.update(dict.fromkeys(map(id, removed), step_id))
     if policy.mode == "reduce":
         return ContextResult(
-            fragments=tuple(run.states[fragment.id].fragment for fragment in fragments),
+            fragments=tuple(runner.states[fragment.id].fragment for fragment in fragments),
             report=report,
-            removed=run.removed,
+            removed=runner.removed,
         )
     return ContextResult(
         fragments=tuple(fragments),
@@ -122,7 +122,7 @@ def run_policy(
 
 def _report(
     policy: ContextPolicy,
-    run: PolicyRun,
+    runner: PolicyRun,
     limits: Limits,
     before_chars: int,
     before_tokens: int | None,
@@ -133,7 +133,7 @@ def _report(
 ) -> ContextProcessingReport:
     """The report of a run, with whether the targets were met when the policy acted."""
     short_chars, short_tokens = (
-        shortfalls(limits.target_chars, limits.target_tokens, run.chars, run.tokens)
+        shortfalls(limits.target_chars, limits.target_tokens, runner.chars, runner.tokens)
         if acted
         else (0, 0)
     )
@@ -141,11 +141,11 @@ def _report(
         mode=policy.mode,
         estimated_parts=estimated_parts,
         selection=policy.selection.mode if acted else None,
-        decisions=tuple(run.decisions),
+        decisions=tuple(runner.decisions),
         before_chars=before_chars,
-        after_chars=run.chars,
-        tokens=_token_report(run.context.measure, before_tokens, run.tokens, limits),
-        changes=tuple(run.changes),
+        after_chars=runner.chars,
+        tokens=_token_report(runner.context.measure, before_tokens, runner.tokens, limits),
+        changes=tuple(runner.changes),
         skipped_steps=skipped_steps,
         target_met=not (short_chars or short_tokens),
         shortfall_chars=short_chars,
@@ -198,7 +198,7 @@ def _check_validate(limits: Limits, chars: int, tokens: int | None) -> None:
 
 
 def _select(
-    run: PolicyRun,
+    runner: PolicyRun,
     policy: ContextPolicy,
     decision_provider: DecisionProvider | None,
     skipped: set[str],
@@ -210,16 +210,16 @@ def _select(
     selection = policy.selection
     steps = [step for step in policy.steps if step.id not in skipped]
     if isinstance(selection, SequenceSelection):
-        yield from run_sequence(run, steps)
+        yield from run_sequence(runner, steps)
     elif isinstance(selection, FixedSelection):
         by_id = {step.id: step for step in steps}
         fixed = [by_id[step_id] for step_id in selection.steps if step_id in by_id]
-        yield from run_sequence(run, fixed)
+        yield from run_sequence(runner, fixed)
     elif isinstance(selection, AutoSelection):
-        yield from run_auto(run, steps)
+        yield from run_auto(runner, steps)
     else:
         assert decision_provider is not None
-        yield from run_model(run, steps, selection, decision_provider)
+        yield from run_model(runner, steps, selection, decision_provider)
 
 
 def _token_report(

@@ -204,37 +204,37 @@ class PolicyRun:
         return self.limits.met(chars, tokens)
 
 
-def run_sequence(run: PolicyRun, steps: Sequence[ContextStep]) -> Effects[list[str]]:
+def run_sequence(runner: PolicyRun, steps: Sequence[ContextStep]) -> Effects[list[str]]:
     """Apply steps in order until the targets are met; return the ids of the steps that ran."""
     ran: list[str] = []
     for step in steps:
-        if run.met():
+        if runner.met():
             break
-        candidate = yield from run.evaluate(step)
-        run.commit(candidate)
+        candidate = yield from runner.evaluate(step)
+        runner.commit(candidate)
         ran.append(step.id)
     return ran
 
 
-def run_auto(run: PolicyRun, steps: Sequence[ContextStep]) -> Effects[None]:
+def run_auto(runner: PolicyRun, steps: Sequence[ContextStep]) -> Effects[None]:
     """Apply the step that reaches the targets with the least removal, or the largest saving."""
     remaining = list(steps)
-    while remaining and not run.met():
-        unit = run.saving_unit()
+    while remaining and not runner.met():
+        unit = runner.saving_unit()
         usable: list[tuple[ContextStep, Candidate, int]] = []
         for step in list(remaining):
-            candidate = yield from run.evaluate(step)
+            candidate = yield from runner.evaluate(step)
             if candidate.failed:
-                run.commit(candidate)
+                runner.commit(candidate)
                 remaining.remove(step)
                 continue
-            saving = run.saving(candidate, unit)
+            saving = runner.saving(candidate, unit)
             if saving > 0:
                 usable.append((step, candidate, saving))
         if not usable:
-            run.decide("auto", [], "no remaining step reduces the context")
+            runner.decide("auto", [], "no remaining step reduces the context")
             return
-        reaching = [entry for entry in usable if run.reaches(entry[1])]
+        reaching = [entry for entry in usable if runner.reaches(entry[1])]
         if reaching:
             step, candidate, saving = min(reaching, key=lambda entry: entry[2])
             reason = (
@@ -247,8 +247,8 @@ def run_auto(run: PolicyRun, steps: Sequence[ContextStep]) -> Effects[None]:
                 f"no step reaches the targets alone; largest saving ({saving} {unit}) among "
                 f"{len(usable)} step(s)"
             )
-        run.decide("auto", [step.id], reason)
-        run.commit(candidate)
+        runner.decide("auto", [step.id], reason)
+        runner.commit(candidate)
         remaining.remove(step)
 
 
@@ -296,13 +296,13 @@ def describe_step(step: ContextStep) -> str:
     )
 
 
-def decision_state(run: PolicyRun, remaining: Sequence[ContextStep]) -> dict[str, Any]:
+def decision_state(runner: PolicyRun, remaining: Sequence[ContextStep]) -> dict[str, Any]:
     """The JSON state a decision model chooses from: sizes, targets, fragments and steps."""
     return {
-        "chars": run.chars,
-        "target_chars": run.limits.target_chars,
-        "tokens": run.tokens,
-        "target_tokens": run.limits.target_tokens,
+        "chars": runner.chars,
+        "target_chars": runner.limits.target_chars,
+        "tokens": runner.tokens,
+        "target_tokens": runner.limits.target_tokens,
         "fragments": [
             {
                 "id": state.fragment.id,
@@ -313,15 +313,15 @@ def decision_state(run: PolicyRun, remaining: Sequence[ContextStep]) -> dict[str
                 if state.fragment.messages is None
                 else len(state.fragment.messages),
             }
-            for state in run.states.values()
+            for state in runner.states.values()
         ],
         "steps": [step.model_dump(mode="json", exclude_none=True) for step in remaining],
-        "changes": [change.model_dump(mode="json", exclude_none=True) for change in run.changes],
+        "changes": [change.model_dump(mode="json", exclude_none=True) for change in runner.changes],
     }
 
 
 def run_model(
-    run: PolicyRun,
+    runner: PolicyRun,
     steps: Sequence[ContextStep],
     selection: ModelSelection,
     decision_provider: DecisionProvider,
@@ -329,29 +329,29 @@ def run_model(
     """Ask the decision provider for each next step; fall back to ``sequence`` when unsure."""
     remaining = list(steps)
     by_id = {step.id: step for step in steps}
-    while remaining and not run.met():
+    while remaining and not runner.met():
         if len(remaining) == 1:
             step = remaining[0]
-            run.decide("sequence", [step.id], "only one step remains, so no question was asked")
+            runner.decide("sequence", [step.id], "only one step remains, so no question was asked")
         else:
-            outcome, fallback = yield from _ask(run, remaining, selection, decision_provider)
+            outcome, fallback = yield from _ask(runner, remaining, selection, decision_provider)
             if fallback is not None:
-                ran = yield from run_sequence(run, remaining)
-                run.decide("sequence", ran, f"fallback from model selection: {fallback}")
+                ran = yield from run_sequence(runner, remaining)
+                runner.decide("sequence", ran, f"fallback from model selection: {fallback}")
                 return
             assert outcome is not None
             step = by_id[outcome.choice]
             reason = f"chosen by '{decision_provider.name}' with confidence {outcome.confidence:g}"
             if outcome.answer.rationale:
                 reason = f"{reason}: {outcome.answer.rationale}"
-            run.decide("model", [step.id], reason)
-        candidate = yield from run.evaluate(step)
-        run.commit(candidate)
+            runner.decide("model", [step.id], reason)
+        candidate = yield from runner.evaluate(step)
+        runner.commit(candidate)
         remaining.remove(step)
 
 
 def _ask(
-    run: PolicyRun,
+    runner: PolicyRun,
     remaining: Sequence[ContextStep],
     selection: ModelSelection,
     decision_provider: DecisionProvider,
@@ -366,7 +366,7 @@ def _ask(
             decision_provider,
             selection.model,
             question,
-            decision_state(run, remaining),
+            decision_state(runner, remaining),
             selection.min_confidence,
             key="step",
             timeout=selection.timeout,

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol, Unpack, cast
+from typing import Any, Unpack
 
 from contextwise._effects import Effects, call_blocking, run_async, run_sync
 from contextwise.calibration import ModelCounter, counter_key
@@ -62,10 +62,6 @@ from contextwise.session._records import (
     check_storable,
     check_store,
 )
-
-
-class _Stores(SessionStore, UsageStore, StateStore, Protocol):
-    """What a session calls of its store."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +165,6 @@ class ContextSession:
         if isinstance(self._runner.counter, ModelCounter):
             needs.append(StateStore)
         check_store(store, needs, "invalid_session_store")
-        # Checked: the state's methods are called only with a calibrated counter.
-        self._stores = cast(_Stores, store)
         check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
         # What the stores keep as text beside the messages: every store must take it alike.
         for index, step in enumerate(self._runner.policy.steps):
@@ -216,7 +210,7 @@ class ContextSession:
             >>> len(session.messages())
             1
         """
-        return run_sync(self._add(messages, idempotency_key, self._stores))
+        return run_sync(self._add(messages, idempotency_key, self._store))
 
     async def aadd(
         self, messages: Sequence[Any], *, idempotency_key: str | None = None
@@ -268,7 +262,7 @@ class ContextSession:
             >>> result.positions, result.duplicate
             ((1,), False)
         """
-        return await run_async(self._add(messages, idempotency_key, self._stores))
+        return await run_async(self._add(messages, idempotency_key, self._store))
 
     def context(self) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
@@ -280,7 +274,7 @@ class ContextSession:
             >>> session.context().report.before_chars
             6
         """
-        return run_sync(self._context(self._stores))
+        return run_sync(self._context(self._store))
 
     async def acontext(self) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
@@ -308,7 +302,7 @@ class ContextSession:
             >>> asyncio.run(session.acontext()).report.before_chars
             6
         """
-        return await run_async(self._context(self._stores))
+        return await run_async(self._context(self._store))
 
     def messages(self) -> list[Any]:
         """Return the messages of the session's current context.
@@ -319,7 +313,7 @@ class ContextSession:
             >>> session.messages()
             []
         """
-        return run_sync(self._messages(self._stores))
+        return run_sync(self._messages(self._store))
 
     async def amessages(self) -> list[Any]:
         """Return the messages of the session's current context.
@@ -340,7 +334,7 @@ class ContextSession:
             >>> asyncio.run(session.amessages())
             []
         """
-        return await run_async(self._messages(self._stores))
+        return await run_async(self._messages(self._store))
 
     def archive(self) -> list[ArchivedMessage]:
         """Return every message that a step took out of the context, in order.
@@ -350,7 +344,7 @@ class ContextSession:
             >>> ContextSession({"mode": "audit"}, MemoryStore(), "chat-1").archive()
             []
         """
-        return run_sync(self._archive(self._stores))
+        return run_sync(self._archive(self._store))
 
     async def aarchive(self) -> list[ArchivedMessage]:
         """Return every message that a step took out of the context, in order.
@@ -370,7 +364,7 @@ class ContextSession:
             >>> asyncio.run(ContextSession({"mode": "audit"}, MemoryStore(), "c").aarchive())
             []
         """
-        return await run_async(self._archive(self._stores))
+        return await run_async(self._archive(self._store))
 
     def restore(self, change_id: int) -> list[Any]:
         """Put the messages that a change took out back into the context.
@@ -389,7 +383,7 @@ class ContextSession:
             >>> len(session.messages()), session.archive()
             (2, [])
         """
-        return run_sync(self._restore(change_id, self._stores))
+        return run_sync(self._restore(change_id, self._store))
 
     async def arestore(self, change_id: int) -> list[Any]:
         """Put the messages that a change took out back into the context.
@@ -422,7 +416,7 @@ class ContextSession:
             ...     print(err.code)
             unknown_change
         """
-        return await run_async(self._restore(change_id, self._stores))
+        return await run_async(self._restore(change_id, self._store))
 
     # --- usage and calibration ----------------------------------------------------------------
 
@@ -445,7 +439,7 @@ class ContextSession:
             >>> session.usage().by_model["gpt-5"].usage.input_tokens
             1200
         """
-        run_sync(self._record_usage(usage, model, kind, step, request, self._stores))
+        run_sync(self._record_usage(usage, model, kind, step, request, self._store))
 
     async def arecord_usage(
         self,
@@ -490,7 +484,7 @@ class ContextSession:
             1
         """
         await run_async(
-            self._record_usage(usage, model, kind, step, request, self._stores)
+            self._record_usage(usage, model, kind, step, request, self._store)
         )
 
     def usage(self) -> UsageSummary:
@@ -501,7 +495,7 @@ class ContextSession:
             >>> ContextSession({"mode": "audit"}, MemoryStore(), "chat-1").usage().total.calls
             0
         """
-        return run_sync(self._usage(self._stores))
+        return run_sync(self._usage(self._store))
 
     async def ausage(self) -> UsageSummary:
         """Return the session's ledger: every call recorded, and the totals.
@@ -520,7 +514,7 @@ class ContextSession:
             >>> asyncio.run(session.ausage()).total.calls
             0
         """
-        return await run_async(self._usage(self._stores))
+        return await run_async(self._usage(self._store))
 
     def _init_counts(self) -> None:
         """How stored counts are kept: a calibrated counter's session stores its base counter's
@@ -547,7 +541,7 @@ class ContextSession:
         assert self._calibrated is not None
         return f"calibration:{self._calibrated.calibrated.base_key}"
 
-    def _load_calibration(self, store: _Stores) -> Effects[None]:
+    def _load_calibration(self, store: Any) -> Effects[None]:
         model = self._calibrated
         if model is not None:
             state = yield from call_blocking(store.load_state, self._state_name())
@@ -557,13 +551,7 @@ class ContextSession:
         self._state_loaded = True
 
     def _record_usage(
-        self,
-        usage: Any,
-        model: Any,
-        kind: UsageKind,
-        step: int | None,
-        request: Any,
-        store: _Stores,
+        self, usage: Any, model: Any, kind: UsageKind, step: int | None, request: Any, store: Any
     ) -> Effects[None]:
         calibrated = self._calibrated
         if model is None and calibrated is not None:
@@ -575,21 +563,21 @@ class ContextSession:
             state = calibrated.calibrated.state()
             yield from call_blocking(store.save_state, self._state_name(), state)
 
-    def _record_spent(self, result: ContextResult, store: _Stores) -> Effects[None]:
+    def _record_spent(self, result: ContextResult, store: Any) -> Effects[None]:
         """Record what the compressors of a run paid for, as summarizer calls."""
         for change in result.report.changes:
             if change.usage is not None:
                 record = price_usage(change.usage, model=change.usage_model, kind="summarizer")
                 yield from call_blocking(store.add_usage, self._session_id, record.to_json())
 
-    def _usage(self, store: _Stores) -> Effects[UsageSummary]:
+    def _usage(self, store: Any) -> Effects[UsageSummary]:
         rows = yield from call_blocking(store.usage, self._session_id)
         return summarize_usage(UsageRecord.from_json(row) for row in rows)
 
     # --- cores ----------------------------------------------------------------------------------
 
     def _add(
-        self, messages: Sequence[Any], idempotency_key: str | None, store: _Stores
+        self, messages: Sequence[Any], idempotency_key: str | None, store: Any
     ) -> Effects[AddResult]:
         if not isinstance(messages, list | tuple):
             raise InvalidTypeError(
@@ -635,7 +623,7 @@ class ContextSession:
         ]
         return Cache(stored, decoded, sizes, tokens, roles)
 
-    def _refresh(self, store: _Stores) -> Effects[None]:
+    def _refresh(self, store: Any) -> Effects[None]:
         if not self._state_loaded:
             yield from self._load_calibration(store)
         since = None if self._version is None else (self._version, self._last_item)
@@ -671,11 +659,11 @@ class ContextSession:
                 "store_row_unreadable", session_id=self._session_id, detail=str(exc)[:200]
             ) from exc
 
-    def _messages(self, store: _Stores) -> Effects[list[Any]]:
+    def _messages(self, store: Any) -> Effects[list[Any]]:
         yield from self._refresh(store)
         return list(self._cache.messages)
 
-    def _context(self, store: _Stores) -> Effects[ContextResult]:
+    def _context(self, store: Any) -> Effects[ContextResult]:
         yield from self._refresh(store)
         cache = self._cache
         fragment = Fragment(self._fragment_id, messages=cache.messages)
@@ -717,14 +705,14 @@ class ContextSession:
         self._version = version
         return result
 
-    def _archive(self, store: _Stores) -> Effects[list[ArchivedMessage]]:
+    def _archive(self, store: Any) -> Effects[list[ArchivedMessage]]:
         items = yield from call_blocking(store.archive, self._session_id)
         return [
             ArchivedMessage(self._decode(item.item.data), item.change_id, item.step, item.at)
             for item in items
         ]
 
-    def _restore(self, change_id: int, store: _Stores) -> Effects[list[Any]]:
+    def _restore(self, change_id: int, store: Any) -> Effects[list[Any]]:
         check_change_id(change_id)
         yield from self._refresh(store)
         archived: list[int] = []
