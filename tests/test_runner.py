@@ -147,6 +147,18 @@ def test_replace_is_checked_like_bind_and_refuses_to_drop_what_a_step_names(
     assert bound.value.code == code
 
 
+def test_a_replaced_runner_is_reused_only_for_the_same_values_of_the_same_types() -> None:
+    runner = ContextPolicy(mode="audit").bind()
+    budget = ContextBudget(8_000, 1_000)
+    counted = runner.replace(counter=EstimateCounter())
+    assert counted.replace(budget=budget) is counted.replace(budget=ContextBudget(8_000, 1_000))
+    assert counted.replace(budget=budget) is not counted.replace(budget=ContextBudget(9_000, 1_000))
+    assert runner.replace(step_timeout=1).options["step_timeout"] == 1
+    with pytest.raises(PolicyConfigurationError) as caught:
+        runner.replace(step_timeout=True)  # equal to 1, but not a number of seconds
+    assert caught.value.code == "invalid_step_timeout"
+
+
 def test_a_runner_is_immutable() -> None:
     runner = ContextPolicy(mode="audit").bind()
     with pytest.raises(AttributeError):

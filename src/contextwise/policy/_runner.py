@@ -142,7 +142,7 @@ class PolicyRunner:
         self._policy = checked_policy
         self._options = given
         self._bound = bound
-        self._derived: dict[tuple[tuple[str, Any], ...], PolicyRunner] = {}
+        self._derived: dict[tuple[tuple[str, type, Any], ...], PolicyRunner] = {}
 
     @property
     def policy(self) -> ContextPolicy:
@@ -405,10 +405,11 @@ _DERIVED_LIMIT = 16
 """How many runners derived by :meth:`PolicyRunner.replace` a runner keeps for reuse."""
 
 
-def _derived_key(changes: Mapping[str, Any]) -> tuple[tuple[str, Any], ...] | None:
+def _derived_key(changes: Mapping[str, Any]) -> tuple[tuple[str, type, Any], ...] | None:
     """The key of a replacement in a runner's cache, or ``None`` when a value cannot be hashed
-    (a mapping of functions)."""
-    key = tuple(sorted(changes.items()))
+    (a mapping of functions). The type is part of the key: ``True`` must not find ``1``'s
+    runner, which was checked for another value."""
+    key = tuple(sorted((name, type(value), value) for name, value in changes.items()))
     try:
         hash(key)
     except TypeError:
