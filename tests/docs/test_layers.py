@@ -151,3 +151,34 @@ def test_no_function_imports_again_a_module_its_file_imports_at_the_top() -> Non
                 where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
                 again += [f"{where} {name}" for name in names if name in top]
     assert again == []
+
+
+# Two internal names that still mean two things, left for the layout move (issue 29, item 5):
+# a gettext message template (_translation) and a chat message (_layout); the integrations'
+# conversation memory and the memory store's stored row.
+NAMES_OF_TWO_MEANINGS = {"Message", "Conversation"}
+
+
+def test_a_class_or_type_alias_name_means_one_thing_in_the_package() -> None:
+    """Two ``Measure`` (a dataclass and a callable) and ``Plan`` beside ``_Plan`` made a reader
+    ask which one is meant: a capitalized name is defined once (a leading underscore is not a
+    second name; type variables are excluded)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "src" / "contextwise").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            elif isinstance(node, ast.Assign) and not (
+                isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "TypeVar"
+            ):
+                names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+            else:
+                continue
+            for name in names:
+                bare = name.lstrip("_")
+                if bare[:1].isupper() and not bare.isupper():
+                    where.setdefault(bare, []).append(f"{path.relative_to(ROOT)}:{name}")
+    twice = {name: found for name, found in where.items() if len(found) > 1}
+    assert set(twice) == NAMES_OF_TWO_MEANINGS, twice
