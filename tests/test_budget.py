@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -302,7 +304,7 @@ def test_segment_priority_keeps_ints_and_accepts_floats() -> None:
 
 def test_segment_is_frozen_and_forbids_extra_fields() -> None:
     segment = BudgetSegment("a", 1)
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         segment.tokens = 5  # type: ignore[misc]
     with pytest.raises(InvalidValueError) as caught:
         BudgetSegment.model_validate({"id": "a", "tokens": 1, "weight": 2})
@@ -447,7 +449,7 @@ def test_validating_a_segment_accepts_what_the_constructor_accepts() -> None:
     assert BudgetSegment.model_validate({"id": "a", "tokens": 2.5}) == BudgetSegment("a", 3)
     segment = BudgetSegment("a", 3, 1.5, False)
     assert BudgetSegment.model_validate(segment) is segment
-    assert BudgetSegment.model_validate_json(segment.model_dump_json()) == segment
+    assert BudgetSegment.model_validate_json(json.dumps(dataclasses.asdict(segment))) == segment
     assert BudgetSegment.model_validate_json(b'{"id": "a", "tokens": 3}') == BudgetSegment("a", 3)
 
 
@@ -482,18 +484,20 @@ def test_a_malformed_plan_is_a_coded_error() -> None:
 
 
 def test_required_is_documented_by_what_it_means() -> None:
-    description = BudgetSegment.model_fields["required"].description or ""
-    assert "must fit or the plan fails" in description
-    assert "nothing is dropped silently" in description
-    assert "render" not in description
+    page = (Path(__file__).parents[1] / "docs/en/reference/budget.md").read_text("utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| `required` | <code>bool"))
+    assert "must fit or the plan fails" in row
+    assert "nothing is dropped silently" in row
+    assert "render" not in row
 
 
-def test_model_fields_give_required_and_defaults() -> None:
-    fields = BudgetSegment.model_fields
-    assert [name for name, field in fields.items() if field.is_required()] == ["id", "tokens"]
+def test_a_segment_is_a_dataclass_whose_fields_give_required_and_defaults() -> None:
+    fields = {field.name: field for field in dataclasses.fields(BudgetSegment)}
+    required = [name for name, field in fields.items() if field.default is dataclasses.MISSING]
+    assert required == ["id", "tokens"]
     assert fields["priority"].default == 0
     assert fields["required"].default is True
-    assert all(field.description for field in fields.values())
+    assert not isinstance(BudgetSegment("a", 1), pydantic.BaseModel)
 
 
 # --- The plan ------------------------------------------------------------------------------------
@@ -554,7 +558,7 @@ def test_plan_reports_the_reserves() -> None:
 def test_mappings_and_segments_plan_the_same() -> None:
     budget = ContextBudget(window=10_000, output=1_000, safety=0)
     segments = _guide_segments()
-    mappings = [segment.model_dump() for segment in segments]
+    mappings = [dataclasses.asdict(segment) for segment in segments]
     minimal = [
         {key: value for key, value in mapping.items() if key in ("id", "tokens")}
         if mapping["required"]
@@ -569,7 +573,7 @@ def test_mappings_and_segments_plan_the_same() -> None:
 def test_plan_accepts_any_iterable_and_mixed_inputs() -> None:
     budget = ContextBudget(window=10_000, output=1_000, safety=0)
     segments = _guide_segments()
-    mixed: list[BudgetSegment | Mapping[str, Any]] = [segments[0], segments[1].model_dump()]
+    mixed: list[BudgetSegment | Mapping[str, Any]] = [segments[0], dataclasses.asdict(segments[1])]
     mixed += segments[2:]
 
     def generate() -> Iterator[BudgetSegment]:
@@ -910,3 +914,18 @@ def test_a_budget_is_a_frozen_dataclass_whose_constructor_checks() -> None:
     assert dataclasses.astuple(budget) == (1_000, 100, 0, 20, None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         budget.window = 5  # type: ignore[misc]
+
+
+def test_a_segment_from_json_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from contextwise import _validation
+
+    parsed: list[object] = []
+    original = _validation.from_json
+
+    def counting(text: Any) -> Any:
+        parsed.append(text)
+        return original(text)
+
+    monkeypatch.setattr(_validation, "from_json", counting)
+    assert BudgetSegment.model_validate_json('{"id": "a", "tokens": 3}') == BudgetSegment("a", 3)
+    assert len(parsed) == 1

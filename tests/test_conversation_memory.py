@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from agents import Agent as AgentsAgent
@@ -257,6 +257,28 @@ def test_two_runs_on_one_thread_at_once_do_not_crash() -> None:
 
     asyncio.run(both())
     assert len(results) == len(model.seen) >= 2
+
+
+class ReadOnlyMemory:
+    """A user's store that reads conversations but cannot write them."""
+
+    def load_conversation(self, key: str, *, ttl: float | None = None) -> Any:
+        return None
+
+
+@pytest.mark.parametrize("integration", [ContextPolicyMiddleware, ContextPolicyCapability])
+def test_a_store_that_cannot_save_conversations_is_refused_when_the_integration_is_built(
+    integration: Any,
+) -> None:
+    with pytest.raises(InvalidTypeError) as caught:
+        integration(trim_policy(), store=ReadOnlyMemory())
+    assert caught.value.code == "incomplete_store"
+    assert caught.value.params["names"] == ["save_conversation"]
+    assert caught.value.params["protocols"] == ["ConversationStore"]
+    assert_translated(caught.value)
+    with pytest.raises(InvalidTypeError) as session_caught:
+        PolicySession(SQLiteSession("s"), trim_policy(), store=cast(Any, ReadOnlyMemory()))
+    assert session_caught.value.code == "incomplete_store"
 
 
 class BrokenStore(MemoryStore):

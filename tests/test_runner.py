@@ -117,6 +117,48 @@ def test_replace_gives_a_runner_for_another_budget_and_leaves_the_first_unchange
     assert caught.value.code == "counter_required"
 
 
+APP = {
+    "mode": "reduce",
+    "trigger_chars": 5,
+    "steps": [{"id": "a", "kind": "app", "fragment_id": "history", "app": "redact"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("policy", "options", "removed", "code"),
+    [
+        (SUMMARY, {"compressors": {"llm": summarize}}, {"compressors": None}, "unknown_compressor"),
+        (SUMMARY, {"compressors": {"llm": summarize}}, {"compressors": {}}, "unknown_compressor"),
+        (APP, {"apps": {"redact": lambda m: m}}, {"apps": None}, "unknown_app"),
+        (APP, {"apps": {"redact": lambda m: m}}, {"apps": {"other": print}}, "unknown_app"),
+    ],
+)
+def test_replace_is_checked_like_bind_and_refuses_to_drop_what_a_step_names(
+    policy: dict[str, Any], options: dict[str, Any], removed: dict[str, Any], code: str
+) -> None:
+    runner = ContextPolicy.model_validate(policy).bind(**options)
+    with pytest.raises(PolicyConfigurationError) as caught:
+        runner.replace(**removed)
+    assert caught.value.code == code
+    assert_translated(caught.value)
+    # The constructor refuses the same options with the same code.
+    with pytest.raises(PolicyConfigurationError) as bound:
+        PolicyRunner(policy, **{**options, **removed})
+    assert bound.value.code == code
+
+
+def test_a_replaced_runner_is_reused_only_for_the_same_values_of_the_same_types() -> None:
+    runner = ContextPolicy(mode="audit").bind()
+    budget = ContextBudget(8_000, 1_000)
+    counted = runner.replace(counter=EstimateCounter())
+    assert counted.replace(budget=budget) is counted.replace(budget=ContextBudget(8_000, 1_000))
+    assert counted.replace(budget=budget) is not counted.replace(budget=ContextBudget(9_000, 1_000))
+    assert runner.replace(step_timeout=1).options["step_timeout"] == 1
+    with pytest.raises(PolicyConfigurationError) as caught:
+        runner.replace(step_timeout=True)  # equal to 1, but not a number of seconds
+    assert caught.value.code == "invalid_step_timeout"
+
+
 def test_a_runner_is_immutable() -> None:
     runner = ContextPolicy(mode="audit").bind()
     with pytest.raises(AttributeError):
@@ -312,8 +354,11 @@ def test_a_runner_validates_its_policy_once_however_often_it_runs(
     runner = ContextPolicy.model_validate(SUMMARY).bind(compressors={"llm": summarize})
     for turns in range(1, 6):
         runner.process([Fragment("history", messages=history(turns))])
-    runner.replace(step_timeout=2).process([Fragment("history", messages=history())])
     assert len(validations) == 1
+    # A replacement binds new options: it is checked once, like bind, and then reused.
+    for _ in range(3):
+        runner.replace(step_timeout=2).process([Fragment("history", messages=history())])
+    assert len(validations) == 2
 
 
 def test_a_session_validates_its_policy_once_when_it_is_built(validations: list[object]) -> None:
@@ -325,16 +370,23 @@ def test_a_session_validates_its_policy_once_when_it_is_built(validations: list[
     assert session.runner.policy.mode == "reduce"
 
 
-def test_prepare_step_with_a_runner_validates_nothing_again(validations: list[object]) -> None:
+def test_prepare_step_with_a_runner_rebinds_once_per_model_not_per_step(
+    validations: list[object],
+) -> None:
     runner = ContextPolicy.model_validate(TRIM).bind()
-    for step in range(1, 4):
+    after_first_step = 0
+    for step in range(1, 5):
         prepare_step(
             runner,
             [Fragment("history", messages=history(step))],
             model=ModelSpec(name="m", window=10_000),
             step=step,
         )
-    assert len(validations) == 1
+        after_first_step = after_first_step or len(validations)
+    # The first step derives the runners it needs (a counter, the model's budget) and checks
+    # them; the next steps of the same model reuse them.
+    assert after_first_step <= 3
+    assert len(validations) == after_first_step
 
 
 def test_the_options_plumbing_is_gone() -> None:

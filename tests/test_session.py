@@ -681,6 +681,12 @@ class BlockingStore:
     def change_items(self, *args: Any) -> Any:
         return self.store.change_items(*args)
 
+    def add_usage(self, *args: Any) -> Any:
+        return self.store.add_usage(*args)
+
+    def usage(self, *args: Any) -> Any:
+        return self.store.usage(*args)
+
 
 async def test_a_cancelled_aadd_finishes_its_write_and_the_retry_stores_nothing(
     open_store: StoreFactory,

@@ -11,15 +11,20 @@ import pytest
 from contextwise import (
     CalibratedCounter,
     ContextSession,
+    ConversationStore,
     EstimateCounter,
+    InvalidTypeError,
     InvalidValueError,
     MemoryStore,
     SessionStore,
     SQLAlchemyStore,
     SQLiteStore,
+    StateStore,
     Usage,
+    UsageStore,
     WithUsage,
 )
+from support.errors import assert_translated
 
 StoreFactory = Callable[[], SessionStore]
 
@@ -152,3 +157,96 @@ def test_a_count_of_an_older_estimate_is_measured_again(tmp_path: Path) -> None:
     report = again.context().report.tokens
     assert report is not None and report.before == EstimateCounter().count("上下文预算") == 6
     store.close()
+
+
+# --- a store of the user's own: checked once, when the session is built ---------------------------
+
+
+class FiveMethods:
+    """A user's store with exactly the five methods of :class:`SessionStore`, over a memory
+    store."""
+
+    def __init__(self) -> None:
+        self.inner = MemoryStore()
+
+    def read(self, session_id: str, since: tuple[int, int] | None = None) -> Any:
+        return self.inner.read(session_id, since)
+
+    def append(self, session_id: str, items: Any, idempotency: Any = None) -> Any:
+        return self.inner.append(session_id, items, idempotency)
+
+    def commit(self, session_id: str, change: Any) -> Any:
+        return self.inner.commit(session_id, change)
+
+    def archive(self, session_id: str) -> Any:
+        return self.inner.archive(session_id)
+
+    def change_items(self, session_id: str, change_id: int) -> Any:
+        return self.inner.change_items(session_id, change_id)
+
+
+class WithLedger(FiveMethods):
+    """The same store, with the usage ledger a session keeps."""
+
+    def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
+        self.inner.add_usage(session_id, record)
+
+    def usage(self, session_id: str) -> list[dict[str, Any]]:
+        return self.inner.usage(session_id)
+
+
+class Complete(WithLedger):
+    """The same store, with the named states a calibrated counter keeps."""
+
+    def load_state(self, name: str) -> dict[str, Any] | None:
+        return self.inner.load_state(name)
+
+    def save_state(self, name: str, state: dict[str, Any]) -> None:
+        self.inner.save_state(name, state)
+
+
+def test_a_store_without_the_usage_ledger_is_refused_when_the_session_is_built() -> None:
+    five = FiveMethods()
+    assert isinstance(five, SessionStore) and not isinstance(five, UsageStore)
+    with pytest.raises(InvalidTypeError) as caught:
+        ContextSession(COMPRESS, five, "chat", compressors={"summary": _summary})
+    assert caught.value.code == "incomplete_store"
+    assert caught.value.params["names"] == ["add_usage", "usage"]
+    assert caught.value.params["protocols"] == ["UsageStore"]
+    assert "add_usage" in str(caught.value) and "UsageStore" in caught.value.render("zh")
+    assert_translated(caught.value)
+
+
+def test_a_store_without_states_is_refused_only_with_a_calibrated_counter() -> None:
+    ContextSession({"mode": "audit"}, WithLedger(), "chat")
+    with pytest.raises(InvalidTypeError) as caught:
+        ContextSession(
+            {"mode": "audit"}, WithLedger(), "chat", counter=CalibratedCounter().for_model("m")
+        )
+    assert caught.value.code == "incomplete_store"
+    assert caught.value.params["names"] == ["load_state", "save_state"]
+    assert caught.value.params["protocols"] == ["StateStore"]
+
+
+def test_a_complete_store_of_the_users_own_keeps_the_ledger_and_the_calibration() -> None:
+    store = Complete()
+    assert isinstance(store, SessionStore | UsageStore | StateStore)
+    session = ContextSession(
+        COMPRESS,
+        store,
+        "chat",
+        compressors={"summary": _summary},
+        counter=CalibratedCounter().for_model("m"),
+    )
+    session.add(_chat(6))
+    session.context()
+    session.record_usage(Usage(input_tokens=77), request={"messages": _chat(2)})
+    summary = session.usage()
+    assert summary.by_kind["summarizer"].calls == 1 and summary.by_kind["model"].calls == 1
+    assert store.inner.load_state("calibration:estimate@2") is not None
+
+
+def test_every_store_of_the_package_declares_the_protocols_it_implements() -> None:
+    for store_type in (MemoryStore, SQLiteStore, SQLAlchemyStore):
+        for protocol in (SessionStore, UsageStore, StateStore, ConversationStore):
+            assert issubclass(store_type, protocol), (store_type, protocol)

@@ -20,9 +20,9 @@ import json
 import random
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
+from tools.generated import sync
 from tools.i18n import languages
 from tools.tokenizers import ROOT, load
 
@@ -115,13 +115,12 @@ def render() -> str:
 def main(argv: list[str] | None = None) -> int:
     """The command line; see the module docstring."""
     args = sys.argv[1:] if argv is None else argv
-    text = render()
-    same = FIXTURE.is_file() and FIXTURE.read_text(encoding="utf-8") == text
-    if "--check" in args:
-        return 0 if same else 1
-    if not same:
-        FIXTURE.write_text(text, encoding="utf-8")
-        print(f"written: {Path(FIXTURE).relative_to(ROOT)}")
+    check = "--check" in args
+    changed = sync({FIXTURE: render()}, check=check)
+    if check:
+        return 1 if changed else 0
+    for path in changed:
+        print(f"written: {path.relative_to(ROOT)}")
     return 0
 
 

@@ -114,6 +114,36 @@ class CodedModel(BaseModel):
             raise coded_error(exc, cls, obj) from None
 
 
+def read_json(text: object, name: str) -> object:
+    """Parse JSON text once, raising the coded errors of the models' ``model_validate_json``.
+
+    Args:
+        text: The text (``str``, ``bytes`` or ``bytearray``).
+        name: What the text holds, named in the errors (``BudgetSegment``).
+
+    Raises:
+        InvalidValueError: When the value is not text (code ``wrong_type``), the text is not
+            JSON (code ``invalid_json``, with its line and column), or it is nested too deep
+            (code ``too_deep``).
+    """
+    if not isinstance(text, str | bytes | bytearray):
+        raise InvalidValueError(
+            "wrong_type", field=name, expected="string", value=value_repr(text, VALUE_REPR_LIMIT)
+        )
+    try:
+        data = from_json(text)
+    except ValueError as exc:
+        reason = str(exc)
+        if "recursion limit" in reason:
+            raise InvalidValueError("too_deep", field=name, limit=MAX_DEPTH) from None
+        found = _LINE_COLUMN.search(reason)
+        line, column = (int(found[1]), int(found[2])) if found else (1, 0)
+        raise InvalidValueError("invalid_json", line=line, column=column, detail=reason) from None
+    if too_deep(data):
+        raise InvalidValueError("too_deep", field=name, limit=MAX_DEPTH)
+    return data
+
+
 def _loads(text: object) -> object:
     try:
         return json.loads(text)  # type: ignore[arg-type]

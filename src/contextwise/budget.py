@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from itertools import compress
 from numbers import Real
 from operator import not_
-from typing import Any, Literal, Self, TypeAlias
+from typing import Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_core import from_json
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from contextwise._translation import short_text
-from contextwise._validation import CodedModel, coded_error
+from contextwise._translation import short_repr, short_text
+from contextwise._validation import CodedModel, coded_error, read_json
 from contextwise.errors import ContextOverflowError, InvalidTypeError, InvalidValueError
 from contextwise.i18n import Locale, normalize_locale
 
@@ -29,7 +28,8 @@ PlanStrategy: TypeAlias = Literal["greedy", "cutoff"]
 """The name of a planning strategy: ``"greedy"`` (the default) or ``"cutoff"``."""
 
 _STRATEGIES = ("greedy", "cutoff")
-_SEGMENT_FIELDS = frozenset(("id", "tokens", "priority", "required"))
+_BUDGET_FIELDS = ("window", "output", "reasoning", "safety", "locale")
+_SEGMENT_KEYS = ("id", "tokens", "priority", "required")
 _INF = math.inf
 
 
@@ -103,7 +103,8 @@ def _required(value: object, name: _Where, locale: Locale | None) -> bool:
 # --- Segments and plans -------------------------------------------------------------------------
 
 
-class BudgetSegment(CodedModel):
+@dataclass(frozen=True, init=False)
+class BudgetSegment:
     """A piece of the prompt's context handed to :meth:`ContextBudget.plan`.
 
     A segment is an id, a size in tokens, a priority and a ``required`` flag.
@@ -150,15 +151,13 @@ class BudgetSegment(CodedModel):
         negative_size tokens
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
     id: str
     """The segment's identifier, returned in ``included`` or ``dropped`` of the plan."""
 
-    tokens: int = Field(ge=0)
+    tokens: int
     """The segment's size in tokens."""
 
-    priority: int | float = Field(default=0, ge=0)
+    priority: int | float = 0
     """Segments with a higher priority are kept first; 0 by default."""
 
     required: bool = True
@@ -173,37 +172,35 @@ class BudgetSegment(CodedModel):
         priority: float = 0,
         required: bool = True,
     ) -> None:
-        super().__init__(
-            id=_segment_id(id, "id", None),
-            tokens=_segment_tokens(tokens, "tokens", None),
-            priority=_priority(priority, "priority", None),
-            required=_required(required, "required", None),
-        )
+        checked = _segment_values(id, tokens, priority, required, None, None)
+        # The dataclass's own __init__ would take the values unchecked: this one sets the checked
+        # values as it would, through object.__setattr__ on the frozen instance.
+        for name, value in zip(_SEGMENT_KEYS, checked, strict=True):
+            object.__setattr__(self, name, value)
 
     @classmethod
-    def model_validate(cls, obj: Any, **options: Any) -> Self:
+    def model_validate(cls, obj: object) -> "BudgetSegment":
         """Validate a segment given as a mapping, raising a coded error on any problem."""
-        _check_segment_keys(obj)
-        return super().model_validate(obj, **options)
+        if isinstance(obj, BudgetSegment):
+            return obj
+        segment = cls.__new__(cls)
+        for name, value in zip(_SEGMENT_KEYS, _read_segment(obj, None, None), strict=True):
+            object.__setattr__(segment, name, value)
+        return segment
 
     @classmethod
-    def model_validate_json(cls, json_data: str | bytes | bytearray, **options: Any) -> Self:
+    def model_validate_json(cls, json_data: str | bytes | bytearray) -> "BudgetSegment":
         """Validate a segment given as JSON text, raising a coded error on any problem."""
-        try:
-            data = from_json(json_data)
-        except (TypeError, ValueError):
-            data = None  # pydantic reports the text that is not JSON, with its position
-        _check_segment_keys(data)
-        return super().model_validate_json(json_data, **options)
+        return cls.model_validate(read_json(json_data, "BudgetSegment"))
 
     @classmethod
-    def model_validate_strings(cls, obj: Any, **options: Any) -> Self:
+    def model_validate_strings(cls, obj: object) -> "BudgetSegment":
         """Validate a segment whose values are text, raising a coded error on any problem."""
-        _check_segment_keys(obj)
+        _read_keys(obj, None, None)
         try:
-            read = _SegmentText.model_validate_strings(obj, **options)
+            read = _SegmentText.model_validate_strings(obj)
         except ValidationError as exc:
-            raise coded_error(exc, cls, obj) from None
+            raise coded_error(exc, _SegmentText, obj) from None
         return cls(read.id, read.tokens, read.priority, read.required)
 
 
@@ -216,17 +213,74 @@ class _SegmentText(BaseModel):
     required: bool = True
 
 
-def _check_segment_keys(data: object) -> None:
-    """Refuse a mapping without ``id`` or ``tokens`` or with another key, as the plan does."""
+def _read_segment(
+    data: object, index: int | None, locale: Locale | None
+) -> tuple[str, int, int | float, bool]:
+    """Check a segment given as a mapping: in a plan (at ``index``), or on its own.
+
+    The one reading of the mapping form, with the checks of the constructor. A missing or
+    unknown key is ``missing_key`` or ``unknown_key`` on its own, and ``missing_segment_field``
+    or ``unknown_segment_field`` in a plan, which names the segment's index.
+    """
+    segment = _read_keys(data, index, locale)
+    return _segment_values(
+        segment["id"],
+        segment["tokens"],
+        segment.get("priority", 0),
+        segment.get("required", True),
+        index,
+        locale,
+    )
+
+
+def _read_keys(data: object, index: int | None, locale: Locale | None) -> Mapping[str, Any]:
+    """Refuse a value that is not a mapping, a missing ``id`` or ``tokens``, and another key."""
     if not isinstance(data, Mapping):
-        return  # pydantic reports a value that is not a mapping as wrong_type
+        raise InvalidValueError(
+            "wrong_type",
+            field="BudgetSegment",
+            expected="object",
+            value=short_repr(data),
+            locale=locale,
+        )
     for key in ("id", "tokens"):
-        if key not in data:
-            raise InvalidValueError("missing_key", field=key)
+        if key in data:
+            continue
+        if index is None:
+            raise InvalidValueError("missing_key", field=key, locale=locale)
+        raise InvalidValueError("missing_segment_field", index=index, field=key, locale=locale)
     for key in data:
-        if key not in _SEGMENT_FIELDS:
-            known = ["id", "tokens", "priority", "required"]
-            raise InvalidValueError("unknown_key", field=short_text(key), known=known)
+        if key in _SEGMENT_KEYS:
+            continue
+        if index is None:
+            raise InvalidValueError(
+                "unknown_key", field=short_text(key), known=list(_SEGMENT_KEYS), locale=locale
+            )
+        raise InvalidValueError(
+            "unknown_segment_field", index=index, field=short_text(key), locale=locale
+        )
+    return data
+
+
+def _segment_values(
+    id: object,
+    tokens: object,
+    priority: object,
+    required: object,
+    index: int | None,
+    locale: Locale | None,
+) -> tuple[str, int, int | float, bool]:
+    """The checked fields of a segment, each error naming ``segments[index].field`` in a plan."""
+
+    def where(name: str) -> _Where:
+        return name if index is None else (index, name)
+
+    return (
+        _segment_id(id, where("id"), locale),
+        _segment_tokens(tokens, where("tokens"), locale),
+        _priority(priority, where("priority"), locale),
+        _required(required, where("required"), locale),
+    )
 
 
 class BudgetPlan(CodedModel):
@@ -282,28 +336,8 @@ class BudgetPlan(CodedModel):
 # --- The budget ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _BudgetSizes:
-    """The checked sizes of a :class:`ContextBudget`, which builds them."""
-
-    window: int
-    """W: the model's context window in tokens."""
-
-    output: int
-    """B_out: the tokens reserved for the answer."""
-
-    reasoning: int
-    """B_reasoning: the tokens reserved for internal reasoning."""
-
-    safety: int
-    """B_safety: the safety margin in tokens, 2 percent of the window by default."""
-
-    locale: Locale | None = None
-    """The language of the errors this budget raises, or None for the current default."""
-
-
 @dataclass(frozen=True, init=False)
-class ContextBudget(_BudgetSizes):
+class ContextBudget:
     """The token budget of the prompt's context: ``B_context = W - B_out - B_reasoning - B_safety``.
 
     The sizes are rounded down to whole tokens and checked at construction. The safety margin
@@ -339,6 +373,21 @@ class ContextBudget(_BudgetSizes):
         25360
     """
 
+    window: int
+    """W: the model's context window in tokens."""
+
+    output: int
+    """B_out: the tokens reserved for the answer."""
+
+    reasoning: int
+    """B_reasoning: the tokens reserved for internal reasoning."""
+
+    safety: int
+    """B_safety: the safety margin in tokens, 2 percent of the window by default."""
+
+    locale: Locale | None = None
+    """The language of the errors this budget raises, or None for the current default."""
+
     def __init__(
         self,
         window: float,
@@ -365,7 +414,10 @@ class ContextBudget(_BudgetSizes):
                 window=sizes[0],
                 locale=loc,
             )
-        _BudgetSizes.__init__(self, *sizes, *reserves, locale=loc)
+        # The dataclass's own __init__ would take the sizes unchecked: this one sets the checked
+        # values as it would, through object.__setattr__ on the frozen instance.
+        for name, value in zip(_BUDGET_FIELDS, (*sizes, *reserves, loc), strict=True):
+            object.__setattr__(self, name, value)
 
     def context_budget(self) -> int:
         """Return the tokens available for the prompt's context.
@@ -567,7 +619,7 @@ def _read_segments(
     """Check the segments and return their columns, the optional indices and the required total.
 
     A :class:`BudgetSegment` was checked when it was built and is read as it is; a mapping is
-    checked by :func:`_read_mapping`.
+    checked by :func:`_read_segment`.
     """
     if isinstance(segments, str | bytes | Mapping) or not isinstance(segments, Iterable):
         raise InvalidTypeError(
@@ -584,7 +636,7 @@ def _read_segments(
             segment_id, size = segment.id, segment.tokens
             priority, required = segment.priority, segment.required
         elif isinstance(segment, Mapping):
-            segment_id, size, priority, required = _read_mapping(segment, index, locale)
+            segment_id, size, priority, required = _read_segment(segment, index, locale)
         else:
             raise InvalidTypeError(
                 "invalid_segment", index=index, type_name=type(segment).__name__, locale=locale
@@ -598,26 +650,6 @@ def _read_segments(
         else:
             optional.append(index)
     return ids, tokens, priorities, kept, optional, required_total
-
-
-def _read_mapping(
-    segment: Mapping[str, Any], index: int, locale: Locale | None
-) -> tuple[str, int, float, bool]:
-    """Check one segment given as a mapping, with the rules of :class:`BudgetSegment`."""
-    for key in ("id", "tokens"):
-        if key not in segment:
-            raise InvalidValueError("missing_segment_field", index=index, field=key, locale=locale)
-    if not _SEGMENT_FIELDS.issuperset(segment):
-        key = next(key for key in segment if key not in _SEGMENT_FIELDS)
-        raise InvalidValueError(
-            "unknown_segment_field", index=index, field=short_text(key), locale=locale
-        )
-    return (
-        _segment_id(segment["id"], (index, "id"), locale),
-        _segment_tokens(segment["tokens"], (index, "tokens"), locale),
-        _priority(segment.get("priority", 0), (index, "priority"), locale),
-        _required(segment.get("required", True), (index, "required"), locale),
-    )
 
 
 def _raise_duplicate(ids: list[str], locale: Locale | None) -> None:

@@ -761,8 +761,6 @@ def _align_columns(rows: list[list[str]]) -> list[str]:
 
 def _width(text: str) -> int:
     # Chinese characters take two columns in a terminal.
-    import unicodedata
-
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 

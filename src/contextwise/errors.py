@@ -435,6 +435,11 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "invalid_session_store": N_(
             "store must be a session store such as SQLiteStore, got a value of type {type_name}."
         ),
+        "incomplete_store": NP_(
+            "The store of type {type_name} has no method {names}: it must implement {protocols}.",
+            "The store of type {type_name} has no methods {names}: it must implement {protocols}.",
+            "count",
+        ),
         "not_an_instance": N_("{name} must be a {expected}, got a value of type {type_name}."),
     }
 

@@ -19,7 +19,7 @@ from contextwise._checks import require_instance
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.prices import Cost, ModelPrices, cost
-from contextwise.usage import Usage
+from contextwise.usage import Usage, usage_from
 
 __all__ = [
     "USAGE_KINDS",
@@ -206,8 +206,6 @@ def price_usage(
         >>> price_usage(Usage(input_tokens=10), model="no-such-model").cost is None
         True
     """
-    from contextwise.usage import usage_from
-
     if kind not in USAGE_KINDS:
         raise InvalidValueError(
             "invalid_choice", field="kind", expected=list(USAGE_KINDS), value=short_repr(kind)

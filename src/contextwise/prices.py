@@ -46,7 +46,28 @@ def _price(value: object) -> object:
     return number
 
 
-class PriceTier(CodedModel):
+class _Prices(CodedModel):
+    """What :class:`PriceTier` and :class:`ModelPrices` share: their prices are checked alike.
+
+    Each declares its own fields, in the order its page documents them; the checks name them.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("input", "output", "cached_input", mode="before", check_fields=False)
+    @classmethod
+    def _check_price(cls, value: object) -> object:
+        return _price(value)
+
+    @field_validator("cache_write", mode="before", check_fields=False)
+    @classmethod
+    def _check_cache_write(cls, value: object) -> object:
+        if isinstance(value, dict):
+            return {key: _price(price) for key, price in value.items()}
+        return value
+
+
+class PriceTier(_Prices):
     """The prices of a call whose input is above a number of tokens (a long-context price).
 
     As in the providers' price lists, crossing a tier prices all the call's tokens at the
@@ -57,8 +78,6 @@ class PriceTier(CodedModel):
         >>> PriceTier(above_input_tokens=200_000, input=6, output=22.5).above_input_tokens
         200000
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     above_input_tokens: int = Field(ge=0, strict=True)
     """The tier applies to a call whose ``input_tokens`` is above this number."""
@@ -76,20 +95,8 @@ class PriceTier(CodedModel):
     """The price of a million input tokens written to the cache, by retention (``5m``, ``1h``,
     ``default``); a retention without a price takes ``default``'s, else the input price."""
 
-    @field_validator("input", "output", "cached_input", mode="before")
-    @classmethod
-    def _check_price(cls, value: object) -> object:
-        return _price(value)
 
-    @field_validator("cache_write", mode="before")
-    @classmethod
-    def _check_cache_write(cls, value: object) -> object:
-        if isinstance(value, dict):
-            return {key: _price(price) for key, price in value.items()}
-        return value
-
-
-class ModelPrices(CodedModel):
+class ModelPrices(_Prices):
     """A model's prices per million tokens, in US dollars, given by the application.
 
     Give it as ``ModelSpec(..., prices=...)`` or to :func:`cost` directly. Prices are numbers
@@ -109,8 +116,6 @@ class ModelPrices(CodedModel):
         Decimal('6')
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     input: Decimal
     """The price of a million uncached input tokens, in US dollars."""
 
@@ -123,18 +128,6 @@ class ModelPrices(CodedModel):
     cache_write: dict[str, Decimal] = Field(default_factory=dict)
     """The price of a million input tokens written to the cache, by retention (``5m``, ``1h``,
     ``default``); a retention without a price takes ``default``'s, else the input price."""
-
-    @field_validator("input", "output", "cached_input", mode="before")
-    @classmethod
-    def _check_price(cls, value: object) -> object:
-        return _price(value)
-
-    @field_validator("cache_write", mode="before")
-    @classmethod
-    def _check_cache_write(cls, value: object) -> object:
-        if isinstance(value, dict):
-            return {key: _price(price) for key, price in value.items()}
-        return value
 
     tiers: tuple[PriceTier, ...] = ()
     """Higher prices for calls with a long input, by ``above_input_tokens``."""

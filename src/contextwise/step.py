@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import Any, Final, Unpack
 
 from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
@@ -466,6 +466,11 @@ class _StepOptions:
         return outcome
 
 
+_ESTIMATE: Final = EstimateCounter()
+"""The counter of a step whose runner has none: one instance, so that the runner derived with it
+is reused from step to step."""
+
+
 def _step_router(router: Router | None, model: ModelSpec | str | None) -> Router:
     """The step's router: the one given, or a single-model router for ``model``."""
     if (router is None) == (model is None):
@@ -489,7 +494,7 @@ def _core(
             "unknown_active_model", field="active", model=short_text(label), known=list(models)
         )
     if runner.counter is None:
-        runner = runner.replace(counter=EstimateCounter())
+        runner = runner.replace(counter=_ESTIMATE)
     cap = runner.options.get("budget")
     active_spec = models[label]
     active_effort = options.active_effort

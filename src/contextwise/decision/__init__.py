@@ -7,7 +7,7 @@ selection mode of a context policy both ask their questions through :func:`decid
 :func:`adecide_choice`), so a provider behaves the same way everywhere: the same validation, the
 same errors, the same timeout and cancellation rules.
 
-The implementation lives in private-by-convention modules; this package re-exports its public API.
+The implementation lives in the modules of this package; this package re-exports its public API.
 """
 
 from contextwise.decision._core import ChoiceOutcome, adecide_choice, decide_choice

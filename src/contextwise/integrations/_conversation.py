@@ -35,8 +35,10 @@ from contextwise._effects import await_blocking
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.policy._runner import as_runner, measure_of
 from contextwise.policy._validation import check_fragments
+from contextwise.session import ConversationStore
 from contextwise.session._codec import decode_message, encode_messages
 from contextwise.session._conversations import check_ttl
+from contextwise.session._records import check_store
 
 MessageT = TypeVar("MessageT")
 
@@ -153,7 +155,7 @@ class Conversation:
         on_result: ResultCallback | None,
         options: Mapping[str, Any],
         *,
-        store: object | None = None,
+        store: ConversationStore | None = None,
         ttl: object | None = None,
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         fingerprint: Fingerprint = fingerprint,
@@ -163,8 +165,8 @@ class Conversation:
             raise InvalidTypeError(
                 "not_callable", name="on_result", type_name=type(on_result).__name__
             )
-        if store is not None and not callable(getattr(store, "save_conversation", None)):
-            raise InvalidTypeError("invalid_conversation_store", type_name=type(store).__name__)
+        if store is not None:
+            check_store(store, [ConversationStore], "invalid_conversation_store")
         if (
             isinstance(max_memory_bytes, bool)
             or not isinstance(max_memory_bytes, int)
@@ -257,8 +259,8 @@ class Conversation:
     def _read_store(self, key: str) -> Remembered | str | None:
         """What the store keeps under a key (``None`` when nothing), or a store error's code."""
         try:
-            store: Any = self.store
-            stored = store.load_conversation(key, ttl=self.ttl)
+            assert self.store is not None
+            stored = self.store.load_conversation(key, ttl=self.ttl)
             return None if stored is None else Remembered.from_json(stored[1], stored[0])
         except ContextwiseError as error:
             return error.code
@@ -399,7 +401,7 @@ class Conversation:
         when the store failed (the process forgets the key, so the next call re-syncs)."""
         if self.store is not None:
             try:
-                remembered.version = self.store.save_conversation(  # type: ignore[attr-defined]
+                remembered.version = self.store.save_conversation(
                     key, remembered.to_json(), remembered.version, ttl=self.ttl
                 )
             except ContextwiseError as error:

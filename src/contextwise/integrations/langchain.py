@@ -28,7 +28,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
-from contextwise.session import SessionStore
+from contextwise.session import ConversationStore
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -129,7 +129,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         *,
         fragment_id: str = "history",
         on_result: Callable[[ContextResult], object] | None = None,
-        store: SessionStore | None = None,
+        store: ConversationStore | None = None,
         ttl: float | timedelta | None = None,
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         router: Router | None = None,

@@ -33,7 +33,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
-from contextwise.session import SessionStore
+from contextwise.session import ConversationStore
 
 try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing
@@ -148,7 +148,7 @@ class PolicySession:
         *,
         fragment_id: str = "history",
         on_result: Callable[[ContextResult], object] | None = None,
-        store: SessionStore | None = None,
+        store: ConversationStore | None = None,
         ttl: float | timedelta | None = None,
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         **options: Unpack[RunnerOptions],
@@ -504,14 +504,12 @@ def recall_tool(
         >>> recall_tool(SQLiteSession("demo")).name
         'recall'
     """
-    from dataclasses import replace
-
     base = make_recall_tool(archive=archive, limit=limit, name=name)
     store = getattr(session, "session", session)
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
         history = [] if store is None else list(await store.get_items())
-        return await replace(base, history=history).ahandle(arguments)
+        return await dataclasses.replace(base, history=history).ahandle(arguments)
 
     return FunctionTool(
         name=name,

@@ -30,7 +30,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
-from contextwise.session import SessionStore
+from contextwise.session import ConversationStore
 
 try:
     from pydantic_ai import RunContext, Tool
@@ -146,7 +146,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         *,
         fragment_id: str = "history",
         on_result: Callable[[ContextResult], object] | None = None,
-        store: SessionStore | None = None,
+        store: ConversationStore | None = None,
         ttl: float | timedelta | None = None,
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         router: Router | None = None,

@@ -24,7 +24,7 @@ from contextwise.policy._model import (
 from contextwise.policy._report import ContextProcessingReport, TokenReport, shortfalls
 from contextwise.policy._selection import (
     Limits,
-    Runner,
+    PolicyRun,
     effective_limits,
     run_auto,
     run_model,
@@ -81,7 +81,7 @@ def run_policy(
     estimated_parts = sum(
         state.profile.estimated_parts for state in states.values() if state.profile
     )
-    runner = Runner(states, limits, context)
+    runner = PolicyRun(states, limits, context)
     before_chars, before_tokens = runner.chars, runner.tokens
     over = limits.chars_over(before_chars) or limits.tokens_over(before_tokens)
     if policy.mode == "validate":
@@ -122,7 +122,7 @@ def run_policy(
 
 def _report(
     policy: ContextPolicy,
-    runner: Runner,
+    runner: PolicyRun,
     limits: Limits,
     before_chars: int,
     before_tokens: int | None,
@@ -198,7 +198,7 @@ def _check_validate(limits: Limits, chars: int, tokens: int | None) -> None:
 
 
 def _select(
-    runner: Runner,
+    runner: PolicyRun,
     policy: ContextPolicy,
     decision_provider: DecisionProvider | None,
     skipped: set[str],

@@ -61,7 +61,7 @@ SCHEMA_KEY = "$schema"
 """The key of a policy file that names its JSON Schema, for editors; it is accepted and ignored."""
 
 
-class PolicyModel(CodedModel):
+class PolicyBase(CodedModel):
     """The base of the policy models: snake_case or camelCase keys, no unknown key, frozen.
 
     A validation failure raises a :class:`~contextwise.errors.PolicyConfigurationError`.
@@ -79,7 +79,7 @@ class PolicyModel(CodedModel):
     )
 
 
-class Grouping(PolicyModel):
+class Grouping(PolicyBase):
     """How a step groups the messages it keeps or removes as a whole.
 
     ``user-turn`` groups a user message with everything that answers it; ``message`` takes each
@@ -104,7 +104,7 @@ class Grouping(PolicyModel):
     default. Only ``tool-unit`` can turn it off."""
 
 
-class TrimStep(PolicyModel):
+class TrimStep(PolicyBase):
     """Remove the oldest groups of messages, or cut a text to a size.
 
     On messages, the step removes the oldest unpinned groups one at a time, never the newest
@@ -156,7 +156,7 @@ class TrimStep(PolicyModel):
     """For text: the marker put where the text was cut, ``"\\n[...]\\n"`` by default."""
 
 
-class CompressStep(PolicyModel):
+class CompressStep(PolicyBase):
     """Replace the older groups of messages with one summary made by a compressor.
 
     The compressor is a function that the application supplies at run time under the name
@@ -204,7 +204,7 @@ class CompressStep(PolicyModel):
     run when omitted."""
 
 
-class AppStep(PolicyModel):
+class AppStep(PolicyBase):
     """Apply a mutation that the application supplies: a function from a fragment to a fragment.
 
     The function is supplied at run time under the name ``app``; it may be sync or async. It
@@ -236,7 +236,7 @@ class AppStep(PolicyModel):
     run when omitted."""
 
 
-class ClearStep(PolicyModel):
+class ClearStep(PolicyBase):
     """Clear the content of older tool results, keeping each call paired with its result.
 
     The result of every tool call but the newest ``keep_recent`` becomes the fixed placeholder
@@ -299,7 +299,7 @@ class ClearStep(PolicyModel):
     """Clear nothing unless at least this many tokens are freed; needs a token counter."""
 
 
-class ClipStep(PolicyModel):
+class ClipStep(PolicyBase):
     """Cut each tool result that is too long to its head and its tail.
 
     A tool result whose text is longer than ``max_chars`` characters (or ``max_tokens`` tokens)
@@ -342,7 +342,7 @@ ContextStep: TypeAlias = Annotated[
 """Any step of a policy, told apart by its ``kind``."""
 
 
-class SequenceSelection(PolicyModel):
+class SequenceSelection(PolicyBase):
     """Apply the steps in order until the targets are met.
 
     Examples:
@@ -355,7 +355,7 @@ class SequenceSelection(PolicyModel):
     """The selection mode, always ``sequence``."""
 
 
-class FixedSelection(PolicyModel):
+class FixedSelection(PolicyBase):
     """Apply exactly the listed steps, in the listed order, until the targets are met.
 
     Examples:
@@ -371,7 +371,7 @@ class FixedSelection(PolicyModel):
     """The ids of the steps to apply, in order; each must be a step of the policy."""
 
 
-class AutoSelection(PolicyModel):
+class AutoSelection(PolicyBase):
     """Choose the steps deterministically, recording the reason of each choice.
 
     Among the steps that reach the targets on their own, the one that removes the least is
@@ -390,7 +390,7 @@ class AutoSelection(PolicyModel):
     """The selection mode, always ``auto``."""
 
 
-class ModelSelection(PolicyModel):
+class ModelSelection(PolicyBase):
     """Let a decision model choose the next step, falling back to ``sequence`` when unsure.
 
     At each round, a :class:`~contextwise.decision.DecisionProvider` (the ``decision_provider`` of
@@ -428,7 +428,7 @@ ContextSelection: TypeAlias = Annotated[
 """Any selection, told apart by its ``mode``."""
 
 
-class ContextPolicy(PolicyModel):
+class ContextPolicy(PolicyBase):
     """How named fragments of the context are fitted into a size: limits, steps and selection.
 
     In ``reduce`` mode the policy acts when the context exceeds a trigger (``trigger_chars``,
@@ -776,8 +776,6 @@ def coerce_policy(policy: object, *, name: str = "policy") -> ContextPolicy:
     """
     if isinstance(policy, ContextPolicy):
         return policy
-    from contextwise.errors import InvalidTypeError
-
     if not isinstance(policy, Mapping):
         raise InvalidTypeError("not_a_policy", name=name, type_name=type(policy).__name__)
     return ContextPolicy.model_validate(dict(policy))

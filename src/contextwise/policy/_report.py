@@ -13,7 +13,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field
 
-from contextwise.policy._model import PolicyMode, PolicyModel, SelectionMode, StepKind
+from contextwise.policy._model import PolicyBase, PolicyMode, SelectionMode, StepKind
 from contextwise.usage import Usage
 
 ChangeStatus: TypeAlias = Literal["applied", "failed"]
@@ -22,7 +22,7 @@ ChangeStatus: TypeAlias = Literal["applied", "failed"]
 _Count: TypeAlias = Annotated[int, Field(ge=0)]
 
 
-class ContextDecision(PolicyModel):
+class ContextDecision(PolicyBase):
     """One selection decision: which steps were chosen, by which mode, and why.
 
     The ``auto`` and ``model`` selections record one decision per choice; a ``model`` selection
@@ -44,7 +44,7 @@ class ContextDecision(PolicyModel):
     """Why these steps were chosen, in English, for logs and audits."""
 
 
-class TokenReport(PolicyModel):
+class TokenReport(PolicyBase):
     """The token measurement of a run, present only when a token counter was given.
 
     Examples:
@@ -68,7 +68,7 @@ class TokenReport(PolicyModel):
     (with ``trigger_tokens`` standing in for a missing target); ``None`` without a token limit."""
 
 
-class ChangeError(PolicyModel):
+class ChangeError(PolicyBase):
     """Why a change failed: the stable code and the message of a
     :class:`~contextwise.errors.PolicyStepError`.
 
@@ -85,7 +85,7 @@ class ChangeError(PolicyModel):
     """The message, in the locale of the run."""
 
 
-class ContextChange(PolicyModel):
+class ContextChange(PolicyBase):
     """One change a step made to one fragment, or tried to make and failed.
 
     For an applied change, ``before_chars - removed_chars + added_chars == after_chars``. A failed
@@ -162,7 +162,7 @@ ConversationStatus: TypeAlias = Literal["stateless", "extended", "resynced", "fa
 """
 
 
-class ConversationReport(PolicyModel):
+class ConversationReport(PolicyBase):
     """How an integration that remembers its reductions built the context of one model call.
 
     Between two reductions the context sent is the last reduced context plus the new messages,
@@ -198,7 +198,7 @@ class ConversationReport(PolicyModel):
         return self.status == "resynced"
 
 
-class ContextProcessingReport(PolicyModel):
+class ContextProcessingReport(PolicyBase):
     """Facts recorded for one processing run: sizes, the selection and every change.
 
     ``before_chars - after_chars`` always equals the sum of the changes' savings, and

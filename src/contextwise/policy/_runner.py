@@ -21,7 +21,7 @@ from contextwise.decision._schema import DecisionProvider
 from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy._engine import AppMutation, Compressor, run_policy
 from contextwise.policy._fragments import ContextResult, Fragment, coerce_fragments
-from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy, token_limits
+from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy
 from contextwise.policy._steps import KnownSizes, Measure, StepContext
 from contextwise.policy._validation import check_fragments, validate_context_policy
 from contextwise.shapes import PartEstimate
@@ -125,7 +125,7 @@ class PolicyRunner:
         ['And of Italy?']
     """
 
-    __slots__ = ("_bound", "_options", "_policy")
+    __slots__ = ("_bound", "_derived", "_options", "_policy")
 
     def __init__(
         self, policy: ContextPolicy | Mapping[str, Any], **options: Unpack[RunnerOptions]
@@ -142,6 +142,7 @@ class PolicyRunner:
         self._policy = checked_policy
         self._options = given
         self._bound = bound
+        self._derived: dict[tuple[tuple[str, type, Any], ...], PolicyRunner] = {}
 
     @property
     def policy(self) -> ContextPolicy:
@@ -161,16 +162,17 @@ class PolicyRunner:
     def replace(self, **changes: Unpack[RunnerOptions]) -> PolicyRunner:
         """Return a runner with some options changed, for the same policy.
 
-        A routed step needs the chosen model's budget (and maybe its counter): ``replace``
-        checks only what changes, against the policy already validated. An option given as
-        ``None`` is removed.
+        A routed step needs the chosen model's budget (and maybe its counter). The new options
+        go through the same checks as the constructor's, against the same policy: removing a
+        compressor or an app that a step names, or the counter of a token limit, is refused
+        here, never at the first model call. An option given as ``None`` is removed.
 
         Returns:
             A new runner; this one is unchanged.
 
         Raises:
-            PolicyConfigurationError: As for the constructor, for the options that change.
-            InvalidTypeError: As for the constructor, for the options that change.
+            PolicyConfigurationError: As for the constructor.
+            InvalidTypeError: As for the constructor.
 
         Examples:
             >>> from contextwise import ContextBudget, ContextPolicy, EstimateCounter
@@ -180,21 +182,17 @@ class PolicyRunner:
             (6840, False)
         """
         _known_options(changes)
-        given = _known_options({**self._options, **changes})
-        bound = _bind(self._policy, given)
-        if bound.counter is None:
-            _require_counter(self._policy)
-        return PolicyRunner._checked(self._policy, given, bound)
-
-    @classmethod
-    def _checked(
-        cls, policy: ContextPolicy, options: dict[str, Any], bound: _Bound
-    ) -> PolicyRunner:
-        """A runner of a policy and options already checked together."""
-        runner = cls.__new__(cls)
-        runner._policy = policy
-        runner._options = options
-        runner._bound = bound
+        key = _derived_key(changes)
+        found = None if key is None else self._derived.get(key)
+        if found is not None:
+            return found
+        runner = PolicyRunner(self._policy, **cast(RunnerOptions, {**self._options, **changes}))
+        if key is not None:
+            # A harness replaces the budget at every step, with a few models' budgets: each
+            # derived runner is checked once. The cache is small, and a lost race builds twice.
+            if len(self._derived) >= _DERIVED_LIMIT:
+                self._derived.clear()
+            self._derived[key] = runner
         return runner
 
     def process(self, fragments: Sequence[Fragment | Mapping[str, Any]]) -> ContextResult:
@@ -403,6 +401,22 @@ async def aprocess_context(
 # --- binding ---------------------------------------------------------------------------------
 
 
+_DERIVED_LIMIT = 16
+"""How many runners derived by :meth:`PolicyRunner.replace` a runner keeps for reuse."""
+
+
+def _derived_key(changes: Mapping[str, Any]) -> tuple[tuple[str, type, Any], ...] | None:
+    """The key of a replacement in a runner's cache, or ``None`` when a value cannot be hashed
+    (a mapping of functions). The type is part of the key: ``True`` must not find ``1``'s
+    runner, which was checked for another value."""
+    key = tuple(sorted((name, type(value), value) for name, value in changes.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _known_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The options, with every name checked; an option given as ``None`` is left out."""
     unknown = sorted(name for name in options if name not in OPTION_NAMES)
@@ -442,12 +456,6 @@ def _bind(policy: ContextPolicy, options: Mapping[str, Any]) -> _Bound:
         default_timeout=timeout,
     )
     return _Bound(token_counter, budget_limit, provider, context)
-
-
-def _require_counter(policy: ContextPolicy) -> None:
-    limits = token_limits(policy)
-    if limits:
-        raise PolicyConfigurationError("counter_required", limits=limits, count=len(limits))
 
 
 def _step_timeout(value: object) -> float | None:

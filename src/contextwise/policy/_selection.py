@@ -1,9 +1,10 @@
 """The selection of steps: sequence, fixed, auto and model. Internal to the policy engine.
 
-A :class:`Runner` holds the fragment states of one run, the limits, and the changes and decisions
-recorded so far. The selection functions are generators over :class:`~contextwise.policy._steps.
-Invoke` requests, like the steps themselves, so one implementation serves the sync and the async
-entry points.
+A :class:`PolicyRun` holds the fragment states of one run, the limits, and the changes and
+decisions recorded so far (a :class:`~contextwise.policy.PolicyRunner` holds a policy and its
+options, and starts a run at each call). The selection functions are generators over
+:class:`~contextwise._effects.Invoke` requests, like the steps themselves, so one implementation
+serves the sync and the async entry points.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def effective_limits(
     )
 
 
-class Runner:
+class PolicyRun:
     """The mutable state of one run: fragment states, changes, decisions and removals."""
 
     def __init__(self, states: dict[str, FragState], limits: Limits, context: StepContext) -> None:
@@ -203,7 +204,7 @@ class Runner:
         return self.limits.met(chars, tokens)
 
 
-def run_sequence(runner: Runner, steps: Sequence[ContextStep]) -> Effects[list[str]]:
+def run_sequence(runner: PolicyRun, steps: Sequence[ContextStep]) -> Effects[list[str]]:
     """Apply steps in order until the targets are met; return the ids of the steps that ran."""
     ran: list[str] = []
     for step in steps:
@@ -215,7 +216,7 @@ def run_sequence(runner: Runner, steps: Sequence[ContextStep]) -> Effects[list[s
     return ran
 
 
-def run_auto(runner: Runner, steps: Sequence[ContextStep]) -> Effects[None]:
+def run_auto(runner: PolicyRun, steps: Sequence[ContextStep]) -> Effects[None]:
     """Apply the step that reaches the targets with the least removal, or the largest saving."""
     remaining = list(steps)
     while remaining and not runner.met():
@@ -295,7 +296,7 @@ def describe_step(step: ContextStep) -> str:
     )
 
 
-def decision_state(runner: Runner, remaining: Sequence[ContextStep]) -> dict[str, Any]:
+def decision_state(runner: PolicyRun, remaining: Sequence[ContextStep]) -> dict[str, Any]:
     """The JSON state a decision model chooses from: sizes, targets, fragments and steps."""
     return {
         "chars": runner.chars,
@@ -320,7 +321,7 @@ def decision_state(runner: Runner, remaining: Sequence[ContextStep]) -> dict[str
 
 
 def run_model(
-    runner: Runner,
+    runner: PolicyRun,
     steps: Sequence[ContextStep],
     selection: ModelSelection,
     decision_provider: DecisionProvider,
@@ -350,7 +351,7 @@ def run_model(
 
 
 def _ask(
-    runner: Runner,
+    runner: PolicyRun,
     remaining: Sequence[ContextStep],
     selection: ModelSelection,
     decision_provider: DecisionProvider,

@@ -74,7 +74,7 @@ class Measure:
         assert self.counter is not None
         return check_count(self.counter.count(text), str(getattr(self.counter, "id", "?")))
 
-    def message_tokens(self, messages: Sequence[ChatMessage]) -> list[int] | None:
+    def tokens_per_message(self, messages: Sequence[ChatMessage]) -> list[int] | None:
         """Count the tokens of each message, or ``None`` without a counter: its text through the
         counter, plus its estimated parts at the estimate's characters per token."""
         if self.counter is None:
@@ -141,7 +141,7 @@ def measure_fragment(
     token_sizes = (
         list(known.tokens)
         if known is not None and known.tokens is not None and measure.counter is not None
-        else measure.message_tokens(messages)
+        else measure.tokens_per_message(messages)
     )
     return FragState(
         fragment,
@@ -267,7 +267,7 @@ def _apply(step: ContextStep, state: FragState, context: StepContext) -> Effects
     if isinstance(step, ClearStep | ClipStep):
         return _clear_or_clip(step, state, messages, context.measure)
     if isinstance(step, TrimStep):
-        return _trim_messages(step, state, messages, context.measure)
+        return _trim_messages(step, state, messages)
     if isinstance(step, CompressStep):
         return (yield from _compress_messages(step, state, messages, context))
     return (yield from _app_messages(step, state, fragment, context))
@@ -340,7 +340,7 @@ def _remove_region(
 
 
 def _trim_messages(
-    step: TrimStep, state: FragState, messages: tuple[ChatMessage, ...], measure: Measure
+    step: TrimStep, state: FragState, messages: tuple[ChatMessage, ...]
 ) -> Candidate:
     profile = state.profile
     assert profile is not None
@@ -477,7 +477,7 @@ def _rewritten(
     ]
     measured = measure.profile(copies)
     copy_facts = measured.facts or read_all(copies, measure.part_estimate, measure.opaque)
-    copy_tokens = measure.message_tokens(copies)
+    copy_tokens = measure.tokens_per_message(copies)
     old_profile = state.profile
     assert old_profile is not None
     sizes: list[int] = []
@@ -831,7 +831,7 @@ def _app_messages(
         return Candidate(step, None, None)
     measure = context.measure
     new_profile, new_token_sizes = _measure_new(
-        step, lambda: (measure.profile(new_messages), measure.message_tokens(new_messages))
+        step, lambda: (measure.profile(new_messages), measure.tokens_per_message(new_messages))
     )
     if _breaks_pairing(old_messages, new_messages):
         _step_failed("app_broke_tool_pairing", **_params(step))

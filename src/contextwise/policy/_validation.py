@@ -11,7 +11,6 @@ from contextwise.policy._model import (
     AppStep,
     CompressStep,
     ContextPolicy,
-    check_policy_rules,
     coerce_policy,
     token_limits,
 )
@@ -70,8 +69,7 @@ def validate_context_policy(
         ...     print(err.code, err.params["compressor"])
         unknown_compressor llm
     """
-    checked = coerce_policy(policy)
-    check_policy_rules(checked)
+    checked = coerce_policy(policy)  # a policy's own rules ran when it was built
     compressor_names = _names(compressors, "compressors")
     app_names = _names(apps, "apps")
     for step in checked.steps:

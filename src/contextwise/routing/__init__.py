@@ -1,6 +1,6 @@
 """Model routing: a separate decision model picks the model that runs each harness step.
 
-The implementation lives in private-by-convention modules; this package re-exports its public API.
+The implementation lives in the modules of this package; this package re-exports its public API.
 """
 
 from contextwise.routing._model import (

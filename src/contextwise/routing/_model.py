@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
@@ -384,6 +384,7 @@ StateFunction: TypeAlias = Callable[[RoutingContext], Any | Awaitable[Any]]
 """A function building the decision state from the routing context, sync or async."""
 
 
+@dataclass(frozen=True, init=False, eq=False)
 class ModelRouting:
     r"""The declaration of model routing: who decides, which question, which models, what fallback.
 
@@ -465,37 +466,47 @@ class ModelRouting:
         ('small-model', 0.85)
     """
 
-    __slots__ = (
-        "_decision",
-        "_effort_choice_question",
-        "_effort_question",
-        "_fallback",
-        "_fallback_on",
-        "_min_confidence",
-        "_model",
-        "_models",
-        "_on_error",
-        "_provider",
-        "_question",
-        "_routing_question",
-        "_state",
-        "_timeout",
-    )
+    provider: DecisionProvider
+    """The decision provider that answers the routing question."""
 
-    _provider: DecisionProvider
-    _model: str
-    _decision: Decision
-    _question: str
-    _routing_question: ChoiceQuestion
-    _models: Mapping[str, ModelSpec]
-    _fallback: str
-    _min_confidence: float
-    _on_error: OnError
-    _state: StateFunction | None
-    _timeout: float | None
-    _fallback_on: FallbackPredicate | None
-    _effort_question: str | None
-    _effort_choice_question: ChoiceQuestion | None
+    model: str
+    """The name of the router's own decision model."""
+
+    decision: Decision
+    """The frozen declaration of questions that holds the routing question."""
+
+    question: str
+    """The key of the routing question in ``decision``."""
+
+    routing_question: ChoiceQuestion
+    """The routing question itself."""
+
+    models: Mapping[str, ModelSpec]
+    """The candidate models by label, in the order of the question's criteria (read-only)."""
+
+    fallback: str
+    """The label of the fallback model."""
+
+    min_confidence: float
+    """The confidence threshold from 0 to 1."""
+
+    on_error: OnError
+    """What a timeout or an outage of the provider does: ``fallback`` or ``fail``."""
+
+    state: StateFunction | None = None
+    """The function that builds the decision state, or ``None`` for the default state."""
+
+    timeout: float | None = None
+    """The maximum number of seconds to wait for the provider's answer, or ``None``."""
+
+    fallback_on: FallbackPredicate | None = None
+    """The user-defined test of an outage, or ``None``."""
+
+    effort_question: str | None = None
+    """The key of the effort question in ``decision``, or ``None``."""
+
+    effort_choice_question: ChoiceQuestion | None = None
+    """The effort question itself, or ``None``."""
 
     def __init__(
         self,
@@ -530,90 +541,15 @@ class ModelRouting:
         _check_on_error_and_state(on_error, state, fallback_on)
         seconds = check_timeout(timeout)
         effort_choices = _effort_question(decision, effort_question, question)
-        self._provider = provider
-        self._model = model
-        self._decision = decision
-        self._question = question
-        self._routing_question = routing_question
-        self._models = MappingProxyType(specs)
-        self._fallback = fallback
-        self._min_confidence = threshold
-        self._on_error = on_error
-        self._state = state
-        self._timeout = seconds
-        self._fallback_on = fallback_on
-        self._effort_question = effort_question
-        self._effort_choice_question = effort_choices
-
-    @property
-    def provider(self) -> DecisionProvider:
-        """The decision provider that answers the routing question."""
-        return self._provider
-
-    @property
-    def model(self) -> str:
-        """The name of the router's own decision model."""
-        return self._model
-
-    @property
-    def decision(self) -> Decision:
-        """The frozen declaration of questions that holds the routing question."""
-        return self._decision
-
-    @property
-    def question(self) -> str:
-        """The key of the routing question in ``decision``."""
-        return self._question
-
-    @property
-    def routing_question(self) -> ChoiceQuestion:
-        """The routing question itself."""
-        return self._routing_question
-
-    @property
-    def models(self) -> Mapping[str, ModelSpec]:
-        """The candidate models by label, in the order of the question's criteria (read-only)."""
-        return self._models
-
-    @property
-    def fallback(self) -> str:
-        """The label of the fallback model."""
-        return self._fallback
-
-    @property
-    def min_confidence(self) -> float:
-        """The confidence threshold from 0 to 1."""
-        return self._min_confidence
-
-    @property
-    def on_error(self) -> OnError:
-        """What a timeout or an outage of the provider does: ``fallback`` or ``fail``."""
-        return self._on_error
-
-    @property
-    def state(self) -> StateFunction | None:
-        """The function that builds the decision state, or ``None`` for the default state."""
-        return self._state
-
-    @property
-    def timeout(self) -> float | None:
-        """The maximum number of seconds to wait for the provider's answer, or ``None``."""
-        return self._timeout
-
-    @property
-    def fallback_on(self) -> FallbackPredicate | None:
-        """The user-defined test of an outage, or ``None``."""
-        return self._fallback_on
-
-    @property
-    def effort_question(self) -> str | None:
-        """The key of the effort question in ``decision``, or ``None``."""
-        return self._effort_question
-
-    @property
-    def effort_choice_question(self) -> ChoiceQuestion | None:
-        """The effort question itself, or ``None``."""
-        return self._effort_choice_question
+        checked = (
+            provider, model, decision, question, routing_question, MappingProxyType(specs),
+            fallback, threshold, on_error, state, seconds, fallback_on, effort_question,
+            effort_choices,
+        )
+        # The dataclass's own __init__ would take the values unchecked: this one sets the
+        # checked values as it would, through object.__setattr__ on the frozen instance.
+        for spec, value in zip(fields(ModelRouting), checked, strict=True):
+            object.__setattr__(self, spec.name, value)
 
     def __repr__(self) -> str:
         return (

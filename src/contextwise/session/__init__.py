@@ -3,7 +3,9 @@
 :class:`ContextSession` applies a context policy to a stored conversation and stores each
 reduction; the stores are :class:`MemoryStore`, :class:`SQLiteStore` (the embedded default) and
 :class:`SQLAlchemyStore` (PostgreSQL, for a fleet of workers). A store implements the small
-:class:`SessionStore` protocol.
+:class:`SessionStore` protocol, and the usage ledger of :class:`UsageStore`; the calibration
+states of :class:`StateStore` and the integrations' memory of :class:`ConversationStore` are
+protocols of their own.
 """
 
 from contextwise.session._core import ArchivedMessage, ContextSession
@@ -15,12 +17,15 @@ from contextwise.session._records import (
     SESSION_SCHEMA_VERSION,
     AddResult,
     ChangeEntry,
+    ConversationStore,
     IdempotencyKey,
     SessionChange,
     SessionSnapshot,
     SessionStore,
+    StateStore,
     StoredArchiveItem,
     StoredMessage,
+    UsageStore,
 )
 from contextwise.session._sqlalchemy import SQLAlchemyStore
 from contextwise.session._sqlite import SQLiteStore
@@ -34,6 +39,7 @@ __all__ = [
     "ArchivedMessage",
     "ChangeEntry",
     "ContextSession",
+    "ConversationStore",
     "IdempotencyKey",
     "MemoryStore",
     "SQLAlchemyStore",
@@ -41,6 +47,8 @@ __all__ = [
     "SessionChange",
     "SessionSnapshot",
     "SessionStore",
+    "StateStore",
     "StoredArchiveItem",
     "StoredMessage",
+    "UsageStore",
 ]

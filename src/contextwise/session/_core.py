@@ -58,12 +58,15 @@ from contextwise.session._records import (
     SessionChange,
     SessionSnapshot,
     SessionStore,
+    StateStore,
     StoredArchiveItem,
     StoredMessage,
+    UsageStore,
     check_change_id,
     check_idempotency_key,
     check_session_id,
     check_storable,
+    check_store,
 )
 
 
@@ -118,13 +121,18 @@ class ContextSession:
         policy: The policy's runner, or the context policy (or a mapping in the shape of a
             policy file) to bind with ``options``.
         store: Where the session lives: :class:`MemoryStore`, :class:`SQLiteStore` or
-            :class:`SQLAlchemyStore`.
+            :class:`SQLAlchemyStore`, or a store of your own that implements
+            :class:`SessionStore` and :class:`UsageStore` (and :class:`StateStore` with a
+            calibrated counter).
         session_id: The session's id in the store.
         fragment_id: The id of the fragment that the policy's steps name for the conversation.
 
     Raises:
         InvalidTypeError: When the store is not a session store (code
-            ``invalid_session_store``) or an argument has the wrong type.
+            ``invalid_session_store``), when it lacks the methods of a usage ledger
+            (:class:`UsageStore`) or, with a calibrated counter, of a state store
+            (:class:`StateStore`) (code ``incomplete_store``, naming them), or when an argument
+            has the wrong type.
         InvalidValueError: When the session id is blank (code ``blank_session_id``), longer
             than 255 characters or holds a NUL character or a lone surrogate (code
             ``invalid_session_id``): every store refuses the same ids. A step id or the counter's
@@ -158,9 +166,11 @@ class ContextSession:
         **options: Unpack[RunnerOptions],
     ) -> None:
         check_session_id(session_id)
-        if not isinstance(store, SessionStore):
-            raise InvalidTypeError("invalid_session_store", type_name=type(store).__name__)
         self._runner = as_runner(policy, options)
+        needs: list[type] = [SessionStore, UsageStore]
+        if isinstance(self._runner.counter, ModelCounter):
+            needs.append(StateStore)
+        check_store(store, needs, "invalid_session_store")
         check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
         # What the stores keep as text beside the messages: every store must take it alike.
         for index, step in enumerate(self._runner.policy.steps):
@@ -539,7 +549,7 @@ class ContextSession:
 
     def _load_calibration(self, store: Any) -> Effects[None]:
         model = self._calibrated
-        if model is not None and hasattr(self._store, "load_state"):
+        if model is not None:
             state = yield from call_blocking(store.load_state, self._state_name())
             found = (state or {}).get("models", {}).get(model.model, {})
             if found.get("observations", 0) > model.calibrated.observations(model.model):

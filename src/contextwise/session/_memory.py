@@ -17,11 +17,15 @@ from contextwise.session._records import (
     MAX_ID,
     POSITION_GAP,
     AddResult,
+    ConversationStore,
     IdempotencyKey,
     SessionChange,
     SessionSnapshot,
+    SessionStore,
+    StateStore,
     StoredArchiveItem,
     StoredMessage,
+    UsageStore,
     check_change,
     check_change_id,
     check_idempotency,
@@ -79,7 +83,7 @@ class _Session:
     """The idempotency keys of the adds: the digest, the result and when it was stored."""
 
 
-class MemoryStore:
+class MemoryStore(SessionStore, UsageStore, StateStore, ConversationStore):
     """Sessions held in memory by this process: nothing survives the process.
 
     It keeps the promises of the other stores (item and change ids, the optimistic version,

@@ -80,12 +80,12 @@ class Cache:
         return Cache(stored, self.messages, self.chars, self.tokens, self.roles)
 
 
-Measure = Callable[[Sequence[Any]], Cache]
+CacheMessages = Callable[[Sequence[Any]], Cache]
 """Encodes and measures new messages into a cache, with placeholder records."""
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class ChangePlan:
     """A change to commit, and the context the session holds once it is committed."""
 
     change: SessionChange
@@ -100,9 +100,9 @@ def plan_change(
     *,
     version: int,
     last_item: int,
-    measure: Measure,
+    measure: CacheMessages,
     at: datetime,
-) -> Plan:
+) -> ChangePlan:
     """Turn a run's result into a stored change: what leaves, what is new, and where it goes.
 
     Args:
@@ -146,7 +146,7 @@ def plan_change(
         steps.setdefault(creator, ChangeEntry(creator)).created.extend(created)
     ordered = [steps[step] for step in dict.fromkeys([*applied, *steps]) if step in steps]
     change = SessionChange(version=version, at=at, entries=ordered, moved=moved)
-    return Plan(change, context)
+    return ChangePlan(change, context)
 
 
 _ITEM_ID = attrgetter("item_id")
@@ -188,7 +188,7 @@ def match_in_order(
 
 
 def rebuild(
-    cache: Cache, new_messages: Sequence[Any], measure: Measure
+    cache: Cache, new_messages: Sequence[Any], measure: CacheMessages
 ) -> tuple[Cache, list[StoredMessage], list[Any]]:
     """The new context when messages are new or moved: the cached ones are found by identity,
     the new ones measured (with a placeholder record); and the cached messages that left."""

@@ -1,4 +1,4 @@
-"""What a session store holds and exchanges: stored messages, snapshots, changes, the protocol."""
+"""What a session store holds and exchanges: stored messages, snapshots, changes, the protocols."""
 
 from __future__ import annotations
 
@@ -508,3 +508,146 @@ class SessionStore(Protocol):
             created that are still in the context.
         """
         ...
+
+
+@runtime_checkable
+class UsageStore(Protocol):
+    """Where a session's usage ledger lives: what each model call spent.
+
+    :class:`ContextSession` needs it beside :class:`SessionStore`: it records the calls of
+    :meth:`~ContextSession.record_usage` and the summaries its compressors paid for, and
+    :meth:`~ContextSession.usage` reads them back. :class:`MemoryStore`, :class:`SQLiteStore`
+    and :class:`SQLAlchemyStore` implement it.
+    """
+
+    def add_usage(self, session_id: str, record: dict[str, Any]) -> None:
+        """Add a record to a session's usage ledger, in one transaction.
+
+        Args:
+            session_id: The session.
+            record: The record, JSON data.
+        """
+        ...
+
+    def usage(self, session_id: str) -> list[dict[str, Any]]:
+        """Read a session's usage ledger.
+
+        Args:
+            session_id: The session.
+
+        Returns:
+            The records, in the order they were added.
+        """
+        ...
+
+
+@runtime_checkable
+class StateStore(Protocol):
+    """Where named states live, such as what a calibrated counter has learned.
+
+    :class:`ContextSession` needs it when it counts with a calibrated counter, so that the next
+    process starts from what this one learned.
+    """
+
+    def load_state(self, name: str) -> dict[str, Any] | None:
+        """Read a named state.
+
+        Args:
+            name: The state's name.
+
+        Returns:
+            The state (JSON data), or ``None`` when there is none.
+        """
+        ...
+
+    def save_state(self, name: str, state: dict[str, Any]) -> None:
+        """Keep a named state, replacing the previous one, in one transaction.
+
+        Args:
+            name: The state's name.
+            state: The state, JSON data.
+        """
+        ...
+
+
+@runtime_checkable
+class ConversationStore(Protocol):
+    """Where the integrations keep what they remember of each conversation.
+
+    The LangChain middleware, the pydantic-ai capability and the OpenAI Agents SDK's session take
+    one as ``store``, so that a conversation's memory survives a restart and is shared by workers.
+    """
+
+    def load_conversation(self, key: str, *, ttl: float | None = None) -> tuple[int, Any] | None:
+        """Read what an integration remembers of a conversation.
+
+        Args:
+            key: The conversation's key.
+            ttl: The retention in seconds: a value written longer ago is not returned.
+
+        Returns:
+            The value's version and the value (JSON data), or ``None`` when there is none.
+        """
+        ...
+
+    def save_conversation(
+        self, key: str, value: Any, version: int, *, ttl: float | None = None
+    ) -> int:
+        """Store what an integration remembers of a conversation, if nobody wrote it since.
+
+        Args:
+            key: The conversation's key.
+            value: The value, JSON data.
+            version: The version read with :meth:`load_conversation` (0 for a new key).
+            ttl: The retention in seconds: values of any key written longer ago are deleted.
+
+        Returns:
+            The new version.
+
+        Raises:
+            SessionConflictError: When another writer stored the key since (code
+                ``conversation_conflict``).
+        """
+        ...
+
+
+def check_store(store: object, needs: Sequence[type], not_a_store: str) -> None:
+    """Check once that a store has every method that its user will call.
+
+    Args:
+        store: The store.
+        needs: The store protocols it must implement; the first is what makes it a store.
+        not_a_store: The error code for a value that has none of the first protocol's methods.
+
+    Raises:
+        InvalidTypeError: When the value is not a store at all (code ``not_a_store``), or when
+            it lacks some of the methods (code ``incomplete_store``, naming them).
+    """
+    missing = {
+        protocol.__name__: [name for name in _methods(protocol) if not _has(store, name)]
+        for protocol in needs
+    }
+    type_name = type(store).__name__
+    if len(missing[needs[0].__name__]) == len(_methods(needs[0])):
+        raise InvalidTypeError(not_a_store, type_name=type_name)
+    names = [name for found in missing.values() for name in found]
+    if names:
+        protocols = [protocol for protocol, found in missing.items() if found]
+        raise InvalidTypeError(
+            "incomplete_store",
+            type_name=type_name,
+            names=names,
+            count=len(names),
+            protocols=protocols,
+        )
+
+
+def _methods(protocol: type) -> list[str]:
+    """The methods a store protocol declares."""
+    return [
+        name for name, value in vars(protocol).items() if callable(value) and name[0] != "_"
+    ]
+
+
+def _has(store: object, name: str) -> bool:
+    return callable(getattr(store, name, None))

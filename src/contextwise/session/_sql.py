@@ -27,11 +27,15 @@ from contextwise.session._records import (
     POSITION_GAP,
     SESSION_SCHEMA_VERSION,
     AddResult,
+    ConversationStore,
     IdempotencyKey,
     SessionChange,
     SessionSnapshot,
+    SessionStore,
+    StateStore,
     StoredArchiveItem,
     StoredMessage,
+    UsageStore,
     check_change,
     check_change_id,
     check_idempotency,
@@ -124,7 +128,7 @@ class Transaction(Protocol):
         ...
 
 
-class SqlStore(abc.ABC):
+class SqlStore(SessionStore, UsageStore, StateStore, ConversationStore, abc.ABC):
     """A session store over SQL; subclasses give the transactions and name their errors."""
 
     _schema_checked = False
@@ -138,7 +142,7 @@ class SqlStore(abc.ABC):
     def _store_error(self, error: Exception) -> SessionStoreError | None:
         """The coded error for a failure of the database, or ``None`` for a failure of code."""
 
-    def _lock_schema(self, tx: Transaction) -> None:  # noqa: B027 - most databases need nothing
+    def _lock_schema(self, tx: Transaction) -> None:
         """Keep two processes from creating the tables at once (PostgreSQL needs it)."""
 
     @contextlib.contextmanager
