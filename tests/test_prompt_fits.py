@@ -425,10 +425,16 @@ def test_prepare_step_counts_the_pinned_parts_against_the_policy_and_the_budget(
 
     history = chat(6)
     system = "Answer in one sentence. " * 8
-    plain = prepare_step(TRIM, [Fragment("history", messages=history)], model="m", step=1,
-                         window=100_000)
-    pinned = prepare_step(TRIM, [Fragment("history", messages=history)],
-                          model=ModelSpec(name="m", window=100_000), step=1, pinned=[system])
+    plain = prepare_step(
+        TRIM, [Fragment("history", messages=history)], model="m", step=1, window=100_000
+    )
+    pinned = prepare_step(
+        TRIM,
+        [Fragment("history", messages=history)],
+        model=ModelSpec(name="m", window=100_000),
+        step=1,
+        pinned=[system],
+    )
     assert plain.report.changes == ()
     assert pinned.report.pinned_chars == len(system) and pinned.report.changes
     assert pinned.plan.used >= (pinned.report.pinned_tokens or 0) > 0
@@ -447,3 +453,49 @@ def test_a_pinned_part_of_the_wrong_type_is_a_coded_error() -> None:
     with pytest.raises(InvalidTypeError) as text:
         session.context(pinned="Be brief.")
     assert text.value.code == "not_a_collection"
+
+
+# --- item 6: refused early -----------------------------------------------------------------------
+
+
+IDLE = {"mode": "reduce", "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}]}
+
+
+def test_a_reduce_policy_that_can_never_act_is_refused_when_it_is_bound() -> None:
+    import pytest
+
+    from contextwise import ContextBudget, ContextPolicy, PolicyConfigurationError, process_context
+    from contextwise.session import ContextSession, MemoryStore
+    from support.errors import assert_translated
+
+    attempts = [
+        lambda: ContextPolicy.model_validate(IDLE).bind(),
+        lambda: process_context(IDLE, []),
+        lambda: ContextSession(IDLE, MemoryStore(), "idle"),
+        lambda: ContextPolicy.model_validate(IDLE)
+        .bind(counter=EstimateCounter(), budget=ContextBudget(1_000, 100))
+        .replace(budget=None),
+    ]
+    for attempt in attempts:
+        with pytest.raises(PolicyConfigurationError) as caught:
+            attempt()
+        assert caught.value.code == "reduce_never_acts"
+        assert_translated(caught.value)
+    # With a budget it acts; in audit mode it only reports.
+    ContextPolicy.model_validate(IDLE).bind(
+        counter=EstimateCounter(), budget=ContextBudget(1_000, 100)
+    )
+    ContextPolicy.model_validate({**IDLE, "mode": "audit"}).bind()
+
+
+def test_a_reduce_policy_without_limits_is_accepted_by_the_integrations() -> None:
+    from contextwise.integrations.openai_agents import PolicySession
+
+    ContextPolicyMiddleware(IDLE)
+    PolicySession(_sqlite_session(), IDLE)
+
+
+def _sqlite_session() -> Any:
+    from agents import SQLiteSession
+
+    return SQLiteSession("idle")
