@@ -499,3 +499,48 @@ def _sqlite_session() -> Any:
     from agents import SQLiteSession
 
     return SQLiteSession("idle")
+
+
+class LimitedChatModel(RecordingChatModel):
+    """A chat model with its own output limit, as ``ChatAnthropic.max_tokens``."""
+
+    max_tokens: int | None = None
+
+
+def test_an_anthropic_route_with_effort_takes_the_chat_models_own_max_tokens() -> None:
+    from langchain.agents.middleware import wrap_model_call
+
+    from contextwise import ModelSpec, RuleRouter
+
+    spec = ModelSpec(name="claude-sonnet-4-5", api="anthropic", effort="high")
+    router = RuleRouter([], default="claude", models={"claude": spec})
+    settings: list[dict[str, Any]] = []
+
+    @wrap_model_call
+    def record(request: Any, handler: Any) -> Any:
+        settings.append(dict(request.model_settings))
+        return handler(request)
+
+    chat = LimitedChatModel(messages=iter([AIMessage("Hello.")]), max_tokens=20_000)
+    middleware = ContextPolicyMiddleware(
+        {"mode": "audit", "trigger_chars": 10**6}, router=router, models={"claude": chat}
+    )
+    agent = create_agent(chat, middleware=[middleware, record])
+    agent.invoke({"messages": [HumanMessage("Hi")]})
+    assert settings[0]["max_tokens"] == 20_000
+    assert settings[0]["thinking"]["type"] == "enabled"
+
+
+def test_an_anthropic_route_with_effort_and_no_output_limit_is_refused_at_construction() -> None:
+    import pytest
+
+    from contextwise import ModelSpec, RoutingConfigurationError, RuleRouter
+    from support.errors import assert_translated
+
+    spec = ModelSpec(name="claude-sonnet-4-5", api="anthropic", effort="high")
+    router = RuleRouter([], default="claude", models={"claude": spec})
+    chat = LimitedChatModel(messages=iter([]))
+    with pytest.raises(RoutingConfigurationError) as caught:
+        ContextPolicyMiddleware({"mode": "audit"}, router=router, models={"claude": chat})
+    assert caught.value.code == "missing_output_limit"
+    assert_translated(caught.value)
