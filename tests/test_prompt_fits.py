@@ -200,6 +200,7 @@ def pydantic_ai_loop(
     *,
     conversation: str | None = "c1",
     usage: int | None = None,
+    instructions: str | None = SYSTEM,
     **options: Any,
 ) -> tuple[ScriptedFunction, list[ContextResult]]:
     from pydantic_ai import Agent
@@ -210,7 +211,7 @@ def pydantic_ai_loop(
     results: list[ContextResult] = []
     capability = ContextPolicyCapability(policy, on_result=results.append, **options)
     function = ScriptedFunction(sizes, usage)
-    agent = Agent(FunctionModel(function), instructions=SYSTEM, capabilities=[capability])
+    agent = Agent(FunctionModel(function), instructions=instructions, capabilities=[capability])
 
     @agent.tool_plain
     def fetch(size: int) -> str:
@@ -241,12 +242,14 @@ def test_pydantic_ai_a_reported_input_count_replaces_the_estimate_of_the_previou
         assert exact.before == 9_000 + (alone.before - previous.after)
 
 
-def test_pydantic_ai_no_call_above_the_trigger_where_a_stateless_run_is_under_it() -> None:
-    remembered, results = pydantic_ai_loop(storm_policy(), STORM_SIZES)
-    stateless, _ = pydantic_ai_loop(storm_policy(), STORM_SIZES, conversation=None)
-    assert len(remembered.messages) == len(stateless.messages) == len(STORM_SIZES) + 1
-    pairs = zip(remembered.prompts, stateless.prompts, strict=True)
-    assert [n for n, (a, b) in enumerate(pairs) if a > 100_000 >= b] == []
+def test_pydantic_ai_no_call_above_the_trigger_after_a_reduction_that_missed_its_target() -> None:
+    # pydantic-ai gives every run a conversation id, so there is no stateless run to compare
+    # with: the bound is the one a stateless run meets here (1 call of 49, as in the review),
+    # above the trigger only where the three newest results alone are above it.
+    function, results = pydantic_ai_loop(storm_policy(), STORM_SIZES, instructions=None)
+    assert len(function.prompts) == len(STORM_SIZES) + 1
+    above = [n for n, size in enumerate(function.prompts) if size > 100_000]
+    assert above == [3], above
     assert sum(1 for result in results if result.report.changes) < len(results) // 2
 
 
