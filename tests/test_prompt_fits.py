@@ -113,6 +113,30 @@ def test_langchain_the_system_prompt_and_tools_count_against_the_trigger() -> No
         assert abs(result.report.after_chars - size) <= 100
 
 
+def test_langchain_the_innermost_middleware_measures_the_final_request() -> None:
+    from langchain.agents.middleware import wrap_model_call
+    from langchain_core.messages import SystemMessage
+
+    extra = "Always cite the source document. " * 100
+
+    @wrap_model_call
+    def add_rules(request: Any, handler: Any) -> Any:
+        # An outer middleware changes the system message after the agent built the request.
+        system = SystemMessage(f"{request.system_message.content}\n{extra}")
+        return handler(request.override(system_message=system))
+
+    results: list[ContextResult] = []
+    middleware = ContextPolicyMiddleware(fits_policy(), on_result=results.append)
+    model = RecordingChatModel(messages=fetch_replies(FIT_SIZES))
+    agent = create_agent(
+        model, tools=[fetch], system_prompt=SYSTEM, middleware=[add_rules, middleware]
+    )
+    agent.invoke({"messages": [HumanMessage("Read the documents.")]})
+    # Listed last, the middleware is the innermost one: it measured the final system message.
+    assert all(result.report.pinned_chars >= len(SYSTEM) + len(extra) for result in results)
+    assert max(prompt_sizes(model.seen)) <= TRIGGER
+
+
 # --- item 2: exact where the provider says so ----------------------------------------------------
 
 
@@ -547,3 +571,23 @@ def test_an_anthropic_route_with_effort_and_no_output_limit_is_refused_at_constr
         ContextPolicyMiddleware({"mode": "audit"}, router=router, models={"claude": chat})
     assert caught.value.code == "missing_output_limit"
     assert_translated(caught.value)
+
+
+def test_langchain_the_response_format_schema_is_pinned() -> None:
+    from langchain.agents.middleware import ModelRequest
+    from langchain.agents.structured_output import ProviderStrategy, ToolStrategy
+    from pydantic import BaseModel
+
+    from contextwise.integrations import langchain as integration
+
+    class Weather(BaseModel):
+        """The weather in a city."""
+
+        city: str
+        degrees: int
+
+    schema = Weather.model_json_schema()
+    model = RecordingChatModel(messages=iter([]))
+    for response_format in (ToolStrategy(Weather), ProviderStrategy(Weather), Weather):
+        request = ModelRequest(model=model, messages=[], response_format=response_format)
+        assert integration._pinned_parts(request) == [schema]

@@ -247,7 +247,10 @@ def _format_schemas(response_format: object) -> list[dict[str, Any]]:
     schemas = [spec.json_schema for spec in specs if isinstance(spec.json_schema, dict)]
     if schemas:
         return schemas
-    schema = getattr(response_format, "schema", response_format)
+    # A strategy without specs (AutoStrategy) holds its schema; a schema is given as it is.
+    schema = response_format
+    if not isinstance(response_format, type | dict):
+        schema = getattr(response_format, "schema", response_format)
     if isinstance(schema, dict):
         return [schema]
     to_json = getattr(schema, "model_json_schema", None)
