@@ -363,6 +363,10 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "conversations), got a value of type {type_name}."
         ),
         "not_a_bool": N_("{name} must be True or False, got a value of type {type_name}."),
+        "invalid_pinned_part": N_(
+            "A pinned part must be a text, a message or a tool definition (a mapping), got a "
+            "value of type {type_name}."
+        ),
         "not_a_collection": N_(
             "{name} must be a list or another collection, got a value of type {type_name}."
         ),
@@ -985,6 +989,11 @@ class PolicyConfigurationError(InvalidValueError):
 
     messages: ClassVar[Mapping[str, Message]] = {
         "duplicate_step_id": N_("The step id '{step_id}' appears more than once in the policy."),
+        "reduce_never_acts": N_(
+            "A policy in reduce mode with no trigger, no target and no budget never acts: give "
+            "trigger_chars, target_input_chars, trigger_tokens or target_input_tokens, or a "
+            "budget."
+        ),
         "trigger_not_above_target": N_(
             "{trigger_name} ({trigger}) must be greater than {target_name} ({target})."
         ),

@@ -4,7 +4,7 @@ Install with ``pip install 'contextwise[langchain]'``. Importing this module imp
 raises :class:`~contextwise.MissingDependencyError` when LangChain is not installed.
 """
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Unpack
 
@@ -16,6 +16,7 @@ from contextwise import (
     PolicyRunner,
     RouteOutcome,
     Router,
+    RoutingConfigurationError,
     RoutingContext,
     RunnerOptions,
 )
@@ -35,6 +36,7 @@ try:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.tools import BaseTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.config import get_config
 except ImportError as error:
     raise MissingDependencyError(
@@ -47,22 +49,34 @@ __all__ = ["ContextPolicyMiddleware", "recall_tool"]
 class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """A LangChain agent middleware that shows the model the policy's context.
 
-    Before each model call, the request's messages (the conversation, without the system
-    message, which stays outside the policy's reach) go through the policy as the fragment
-    ``fragment_id``, and the model receives the messages that the policy keeps. The agent state
-    is not touched: it keeps every message. A compressor that fails leaves the conversation as it
-    was, and the report says so.
+    Before each model call, the request's messages (the conversation) go through the policy as
+    the fragment ``fragment_id``, and the model receives the messages that the policy keeps. The
+    agent state is not touched: it keeps every message. A compressor that fails leaves the
+    conversation as it was, and the report says so.
+
+    The policy measures the whole prompt: the system message, the tools (as
+    ``convert_to_openai_tool`` writes them) and the schemas of the response format are pinned
+    parts, which count against its triggers and targets and which no step removes (the report's
+    ``pinned_chars``). Put the middleware last in ``create_agent(middleware=[...])``: it is then
+    the innermost one and sees the final request, after the other middleware changed it. When
+    the newest AI message carries ``usage_metadata``, the token measure is the provider's count
+    of the previous prompt plus the estimate of what was added since.
 
     In a run with a thread id (an agent with a checkpointer, invoked with
     ``{"configurable": {"thread_id": ...}}``), the middleware remembers its reductions for that
     thread: the model receives the last reduced context plus the messages new since, and the
     policy reduces again only when that crosses its trigger. Between two reductions the prompt
-    only grows at its end, so the provider's prompt cache holds, and a summary is made once. The
-    history must extend what the middleware saw (decided by the messages' ids); otherwise, after
-    an edit or a rewind, it starts again from the whole history (``resynced`` in the report's
-    ``conversation``). Without a thread id every call starts from the whole history. With
-    ``store``, the memory survives a restart and is shared by workers; a store that fails never
-    ends the run: the call falls back to the whole history, and the report says so.
+    only grows at its end, so the provider's prompt cache holds, and a summary is made once.
+    Above the trigger, the trim, clear and clip steps run at every call; after a reduction that
+    missed its target, a compress or app step runs again only when the others cannot bring the
+    prompt under the trigger, or once the context has grown by the difference between trigger
+    and target. A call that stays above its target says so: ``target_met`` is false, with the
+    shortfall. The history must extend what the middleware saw (decided by the messages' ids);
+    otherwise, after an edit or a rewind, it starts again from the whole history (``resynced``
+    in the report's ``conversation``). Without a thread id every call starts from the whole
+    history. With ``store``, the memory survives a restart and is shared by workers; a store
+    that fails never ends the run: the call falls back to the whole history, and the report
+    says so.
 
     ``wrap_model_call`` serves ``invoke`` and ``stream``; ``awrap_model_call`` serves ``ainvoke``
     and ``astream`` and awaits async compressors, apps and callbacks. Compressors receive and
@@ -111,7 +125,11 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
             ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
             ``models`` is not a mapping with one chat model per label of the router (codes
-            ``framework_models_not_mapping``, ``framework_models_mismatch``).
+            ``framework_models_not_mapping``, ``framework_models_mismatch``), or an
+            ``anthropic`` spec that a route may send with an effort declares no
+            ``max_output_tokens`` and its chat model no ``max_tokens`` (code
+            ``missing_output_limit``): otherwise the chat model's own ``max_tokens`` is the
+            output limit of the route's thinking settings.
 
     Examples:
         >>> from contextwise.integrations.langchain import ContextPolicyMiddleware
@@ -138,6 +156,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> None:
         super().__init__()
         self._routing: StepRouting[BaseChatModel] | None = step_routing(router, models, "LangChain")
+        self._output_limits = _output_limits(self._routing)
         self._conversation = Conversation(
             policy,
             fragment_id,
@@ -158,12 +177,18 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`; async compressors, apps
         and callbacks are awaited on a private event loop.
         """
-        messages = self._conversation.fit(request.messages, self._key(request))
+        messages = self._conversation.fit(
+            request.messages,
+            self._key(request),
+            pinned=_pinned_parts(request),
+            usage=_last_input_tokens(request.messages),
+        )
         fitted = request.override(messages=messages)
         if self._routing is None:
             return handler(fitted)
         outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
-        return _recorded(handler(_routed(fitted, outcome, model)), outcome)
+        routed = _routed(fitted, outcome, model, self._output_limits)
+        return _recorded(handler(routed), outcome)
 
     async def awrap_model_call(
         self,
@@ -179,18 +204,68 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The model's response; with a router, its AI message records the route.
         """
-        messages = await self._conversation.afit(request.messages, self._key(request))
+        messages = await self._conversation.afit(
+            request.messages,
+            self._key(request),
+            pinned=_pinned_parts(request),
+            usage=_last_input_tokens(request.messages),
+        )
         fitted = request.override(messages=messages)
         if self._routing is None:
             return await handler(fitted)
         context = _routing_context(self._routing, request, fitted)
         outcome, model = await self._routing.aroute(context)
-        return _recorded(await handler(_routed(fitted, outcome, model)), outcome)
+        routed = _routed(fitted, outcome, model, self._output_limits)
+        return _recorded(await handler(routed), outcome)
 
     def _key(self, request: ModelRequest[Any]) -> str | None:
         """The conversation's key: the middleware's name and the run's thread id, if any."""
         thread_id = _thread_id(request)
         return None if thread_id is None else f"{self.name}:{thread_id}"
+
+
+def _pinned_parts(request: ModelRequest[Any]) -> list[Any]:
+    """What the model receives besides the conversation, which counts against the policy's
+    limits: the system message, each tool as the OpenAI tool format writes it, and the response
+    format's schemas."""
+    parts: list[Any] = []
+    if request.system_message is not None:
+        parts.append(request.system_message)
+    parts.extend(convert_to_openai_tool(tool) for tool in request.tools)
+    parts.extend(_format_schemas(request.response_format))
+    return parts
+
+
+def _format_schemas(response_format: object) -> list[dict[str, Any]]:
+    """The JSON schemas of a response format: a tool or provider strategy's, or a schema's."""
+    if response_format is None:
+        return []
+    specs = list(getattr(response_format, "schema_specs", None) or ())
+    single = getattr(response_format, "schema_spec", None)
+    if single is not None:
+        specs.append(single)
+    schemas = [spec.json_schema for spec in specs if isinstance(spec.json_schema, dict)]
+    if schemas:
+        return schemas
+    # A strategy without specs (AutoStrategy) holds its schema; a schema is given as it is.
+    schema = response_format
+    if not isinstance(response_format, type | dict):
+        schema = getattr(response_format, "schema", response_format)
+    if isinstance(schema, dict):
+        return [schema]
+    to_json = getattr(schema, "model_json_schema", None)
+    return [to_json()] if callable(to_json) else []
+
+
+def _last_input_tokens(messages: Sequence[Any]) -> int | None:
+    """The input tokens the provider reported for the last model call: the newest AI message's
+    ``usage_metadata``, if it has one."""
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            usage = message.usage_metadata
+            count = None if usage is None else usage.get("input_tokens")
+            return count if isinstance(count, int) and count > 0 else None
+    return None
 
 
 def _routing_context(
@@ -217,11 +292,43 @@ def _tool_spec(tool: BaseTool | dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": {"name": tool.name, "description": tool.description}}
 
 
+def _output_limits(routing: StepRouting[BaseChatModel] | None) -> dict[str, int]:
+    """The output limit of each Anthropic label whose spec declares none: its chat model's own
+    ``max_tokens``. A label that may be routed with an effort and has neither is refused here,
+    not at its first model call."""
+    if routing is None:
+        return {}
+    limits: dict[str, int] = {}
+    rules = getattr(routing.router, "rules", ())
+    for label, spec in routing.router.models.items():
+        if spec.api != "anthropic" or spec.max_output_tokens is not None:
+            continue
+        own = getattr(routing.models[label], "max_tokens", None)
+        if isinstance(own, int) and not isinstance(own, bool) and own > 0:
+            limits[label] = own
+            continue
+        efforts = [spec.effort] + [
+            getattr(rule, "effort", None) for rule in rules if getattr(rule, "model", None) == label
+        ]
+        if any(effort is not None for effort in efforts):
+            raise RoutingConfigurationError(
+                "missing_output_limit", field="max_output_tokens", model=spec.name, api="anthropic"
+            )
+    return limits
+
+
 def _routed(
-    request: ModelRequest[Any], outcome: RouteOutcome, model: BaseChatModel
+    request: ModelRequest[Any],
+    outcome: RouteOutcome,
+    model: BaseChatModel,
+    limits: Mapping[str, int],
 ) -> ModelRequest[Any]:
-    """The request on the chosen chat model, with the route's effort in its model settings."""
-    settings = {**request.model_settings, **effort_options(outcome.model, outcome.effort)}
+    """The request on the chosen chat model, with the route's effort in its model settings (an
+    Anthropic spec without an output limit takes its chat model's own)."""
+    spec = outcome.model
+    if spec.max_output_tokens is None and outcome.choice in limits:
+        spec = spec.model_copy(update={"max_output_tokens": limits[outcome.choice]})
+    settings = {**request.model_settings, **effort_options(spec, outcome.effort)}
     return request.override(model=model, model_settings=settings)
 
 

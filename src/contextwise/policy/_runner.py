@@ -22,6 +22,8 @@ from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy._engine import AppMutation, Compressor, run_policy
 from contextwise.policy._fragments import ContextResult, Fragment, coerce_fragments
 from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy
+from contextwise.policy._pinned import PinnedPart, measure_pinned
+from contextwise.policy._selection import Limits, effective_limits
 from contextwise.policy._steps import KnownSizes, Measure, StepContext
 from contextwise.policy._validation import check_fragments, validate_context_policy
 from contextwise.shapes import PartEstimate
@@ -107,7 +109,8 @@ class PolicyRunner:
             a counter (``counter_required``), a ``model`` selection without a decision provider
             (``decision_provider_required``, ``invalid_decision_provider``), a bad
             ``step_timeout`` (``invalid_step_timeout``) or ``unknown_items``
-            (``invalid_unknown_items``).
+            (``invalid_unknown_items``), or a ``reduce`` policy with no trigger, no target and
+            no budget, which would never act (``reduce_never_acts``).
         InvalidTypeError: When an option has the wrong type (a budget that is not a
             :class:`~contextwise.ContextBudget`, a part estimate that is not a
             :class:`~contextwise.PartEstimate`, a mapping that is not a mapping).
@@ -125,10 +128,19 @@ class PolicyRunner:
         ['And of Italy?']
     """
 
-    __slots__ = ("_bound", "_derived", "_options", "_policy")
+    __slots__ = ("_bound", "_can_idle", "_derived", "_options", "_policy")
 
     def __init__(
         self, policy: ContextPolicy | Mapping[str, Any], **options: Unpack[RunnerOptions]
+    ) -> None:
+        self._init(policy, options, can_idle=False)
+
+    def _init(
+        self,
+        policy: ContextPolicy | Mapping[str, Any],
+        options: Mapping[str, Any],
+        *,
+        can_idle: bool,
     ) -> None:
         checked_policy = coerce_policy(policy)
         given = _known_options(options)
@@ -139,9 +151,14 @@ class PolicyRunner:
             bound.context.apps,
             counter=bound.counter,
         )
+        if not can_idle:
+            _require_a_limit(checked_policy, bound.budget_limit)
         self._policy = checked_policy
         self._options = given
         self._bound = bound
+        # An integration's or a step's runner may have no limit of its own (it acts on an
+        # overflow, or on each model's budget); a runner replaced from it may too.
+        self._can_idle = can_idle
         self._derived: dict[tuple[tuple[str, type, Any], ...], PolicyRunner] = {}
 
     @property
@@ -176,7 +193,8 @@ class PolicyRunner:
 
         Examples:
             >>> from contextwise import ContextBudget, ContextPolicy, EstimateCounter
-            >>> runner = ContextPolicy(mode="reduce").bind(counter=EstimateCounter())
+            >>> runner = ContextPolicy(mode="reduce", trigger_tokens=7_000).bind(
+            ...     counter=EstimateCounter())
             >>> small = runner.replace(budget=ContextBudget(8_000, 1_000))
             >>> small.options["budget"].context_budget(), "budget" in runner.options
             (6840, False)
@@ -186,7 +204,8 @@ class PolicyRunner:
         found = None if key is None else self._derived.get(key)
         if found is not None:
             return found
-        runner = PolicyRunner(self._policy, **cast(RunnerOptions, {**self._options, **changes}))
+        runner = PolicyRunner.__new__(PolicyRunner)
+        runner._init(self._policy, {**self._options, **changes}, can_idle=self._can_idle)
         if key is not None:
             # A harness replaces the budget at every step, with a few models' budgets: each
             # derived runner is checked once. The cache is small, and a lost race builds twice.
@@ -275,17 +294,25 @@ def runner_core(
     fragments: object,
     known_sizes: Mapping[str, KnownSizes] | None = None,
     removed_by: dict[int, str] | None = None,
+    *,
+    pinned: Sequence[PinnedPart] = (),
+    offset_tokens: int = 0,
+    held_back: frozenset[str] = frozenset(),
 ) -> Effects[ContextResult]:
     """The core of a runner's ``process`` and ``aprocess``, for any driver.
 
     Two hooks serve sessions, which measure each message once, when it is added:
     ``known_sizes`` gives, by fragment id, sizes measured earlier, and ``removed_by``, when
     given, is filled with the id of the step that removed each removed item, keyed by the item's
-    ``id()``.
+    ``id()``. ``pinned`` holds the parts of the prompt that count against the limits and that no
+    step removes (see :func:`~contextwise.policy._pinned.measure_pinned`); ``offset_tokens``
+    corrects the token measure by the provider's own count; ``held_back`` names step kinds that
+    do not run this time.
     """
     items = coerce_fragments(fragments)
     check_fragments(runner.policy, items)
     bound = runner._bound
+    measured = measure_pinned(pinned, bound.context.measure, offset_tokens)
     result: ContextResult = yield from run_policy(
         runner.policy,
         items,
@@ -294,8 +321,22 @@ def runner_core(
         bound.decision_provider,
         known_sizes or {},
         removed_by,
+        measured,
+        held_back,
     )
     return result
+
+
+def limits_of(runner: PolicyRunner) -> Limits:
+    """The effective triggers and targets of a runner: the policy's, capped by the budget."""
+    policy = runner.policy
+    return effective_limits(
+        policy.trigger_chars,
+        policy.target_input_chars,
+        policy.trigger_tokens,
+        policy.target_input_tokens,
+        runner._bound.budget_limit,
+    )
 
 
 def measure_of(runner: PolicyRunner) -> Measure:
@@ -309,9 +350,13 @@ def as_runner(
     options: Mapping[str, Any],
     *,
     defaults: Mapping[str, Any] | None = None,
+    can_idle: bool = False,
 ) -> PolicyRunner:
     """The runner that a session, an integration or a step was given, or the policy bound with
     the options (and ``defaults`` for the options not given).
+
+    ``can_idle`` accepts a ``reduce`` policy without a trigger, a target or a budget: an
+    integration reduces it on a provider's overflow, and a step gives it each model's budget.
 
     Raises:
         PolicyConfigurationError: When both a runner and options are given (code
@@ -323,7 +368,9 @@ def as_runner(
                 "runner_with_options", names=sorted(options), count=len(options)
             )
         return policy
-    return PolicyRunner(policy, **cast(RunnerOptions, {**(defaults or {}), **options}))
+    runner = PolicyRunner.__new__(PolicyRunner)
+    runner._init(policy, {**(defaults or {}), **options}, can_idle=can_idle)
+    return runner
 
 
 def process_context(
@@ -456,6 +503,23 @@ def _bind(policy: ContextPolicy, options: Mapping[str, Any]) -> _Bound:
         default_timeout=timeout,
     )
     return _Bound(token_counter, budget_limit, provider, context)
+
+
+def _has_limit(policy: ContextPolicy) -> bool:
+    """Whether the policy has a trigger or a target of its own."""
+    limits = (
+        policy.trigger_chars,
+        policy.target_input_chars,
+        policy.trigger_tokens,
+        policy.target_input_tokens,
+    )
+    return any(limit is not None for limit in limits)
+
+
+def _require_a_limit(policy: ContextPolicy, budget_limit: int | None) -> None:
+    """A ``reduce`` policy that can never act (no trigger, no target, no budget) is an error."""
+    if policy.mode == "reduce" and budget_limit is None and not _has_limit(policy):
+        raise PolicyConfigurationError("reduce_never_acts")
 
 
 def _step_timeout(value: object) -> float | None:
