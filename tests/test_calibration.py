@@ -88,7 +88,7 @@ def test_another_base_counter_is_split_by_script_in_the_estimates_shares() -> No
     assert sum(split.values()) == pytest.approx(2 * len("abc 中文"))
     assert set(split) == {"latin", "han", "code"}
     assert counter.base_key == "<lambda>"
-    assert counter_key(EstimateCounter()) == "estimate@2"
+    assert counter_key(EstimateCounter()) == "estimate@3"
 
 
 def test_bad_requests_and_models_are_coded_errors() -> None:

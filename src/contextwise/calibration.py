@@ -54,7 +54,7 @@ _MESSAGE_KEYS = ("messages", "input", "contents")
 
 def counter_key(counter: object) -> str:
     """The name a stored count is kept under: the counter's ``id``, and its ``version`` when it
-    has one (``estimate@2``), so that a count made by another version is measured again.
+    has one (``estimate@3``), so that a count made by another version is measured again.
 
     Args:
         counter: A token counter.
@@ -65,7 +65,7 @@ def counter_key(counter: object) -> str:
     Examples:
         >>> from contextwise import EstimateCounter, counter_key
         >>> counter_key(EstimateCounter())
-        'estimate@2'
+        'estimate@3'
     """
     name = str(getattr(counter, "id", type(counter).__name__))
     version = getattr(counter, "version", None)
