@@ -189,11 +189,14 @@ def _cjk_tenths(run: str, tenths: list[int]) -> None:
 
 def _punct_tenths(piece: str, tenths: list[int]) -> None:
     core = piece.lstrip(" ")
+    if core.isascii():
+        tenths[_CODE] += _PUNCT + _PUNCT_EXTRA * (len(core) - 1)
+        return
     plain = sum(1 for char in core if char <= "\x7f")
     astral = sum(1 for char in core if char > "\uffff")
     tenths[_CODE] += _PUNCT + _PUNCT_EXTRA * max(plain - 1, 0) if plain else 0
     tenths[_SYMBOLS] += _NON_ASCII_SYMBOL * (len(core) - plain - astral) + _ASTRAL_SYMBOL * astral
-    if not plain and core:
+    if not plain:
         tenths[_SYMBOLS] += _PUNCT
 
 
@@ -210,18 +213,18 @@ def _plain_tenths(matches: Iterator[re.Match[str]], tenths: list[int]) -> None:
     for match in matches:
         kind, piece = match.lastgroup, match.group()
         if kind == "word":
-            if _NOT_LATIN.search(piece) is None:
+            if piece.isascii() or _NOT_LATIN.search(piece) is None:
                 tenths[_LATIN] += _word_tenths(piece)
             else:
                 _alphabet_tenths(piece, _OTHER_LETTER, tenths)
-        elif kind == "num":
-            tenths[_DIGITS] += _NUMBER
-        elif kind == "punct":
-            _punct_tenths(piece, tenths)
-        elif kind == "nl":
-            tenths[_CODE] += _LINE
         elif kind == "ws":
             tenths[_CODE] += _SPACE
+        elif kind == "punct":
+            _punct_tenths(piece, tenths)
+        elif kind == "num":
+            tenths[_DIGITS] += _NUMBER
+        elif kind == "nl":
+            tenths[_CODE] += _LINE
         elif kind == "cjk":
             _cjk_tenths(piece, tenths)
         elif kind == "run":
