@@ -1,6 +1,6 @@
 """The token estimate against four real tokenizers, document by document.
 
-Every document of ``benchmarks/corpus`` (prose in fifteen languages across nine scripts, code,
+Every document of ``benchmarks/corpus`` (prose in fifteen languages across ten scripts, code,
 JSON, logs, ids and hashes, base64, URLs, emoji: see its README), every guide of each language
 and every module of the package's source is counted with ``estimate_tokens`` and with the
 tokenizers one wheel ships offline: OpenAI's o200k and cl100k, DeepSeek's and the legacy Claude

@@ -137,7 +137,7 @@ _WORD_PARTS = re.compile(
 # capital after a small letter, a letter after a digit, a digit after a letter).
 _CHANGES = re.compile(r"[a-z](?=[A-Z0-9])|[A-Z](?=[0-9])|[0-9](?=[A-Za-z])")
 _NOT_LATIN = re.compile(r"[^\x00-\u024f\u1e00-\u1eff]")
-# Tenths of a token, measured on benchmarks/corpus (prose in sixteen languages, code, data, logs,
+# Tenths of a token, measured on benchmarks/corpus (prose in fifteen languages, code, data, logs,
 # ids, base64, URLs and emoji), on the guides in three languages and on the source against the
 # o200k, cl100k, DeepSeek and legacy Claude tokenizers (benchmarks/bench_tokens.py).
 _PART, _LONG_CHAR, _CAPS_CHAR, _LATIN1_LETTER, _EXTENDED_LETTER = 10, 4, 1, 12, 15
@@ -258,7 +258,7 @@ def estimate_tokens(text: str) -> int:
     generated ids), 3 an emoji. Each rate follows the largest count of four real tokenizers
     (OpenAI's o200k and cl100k, DeepSeek's and the legacy Claude tokenizer), which disagree by up
     to 4.7 times on Thai: measured per document on ``benchmarks/corpus`` (prose in fifteen
-    languages across nine scripts, code, JSON, logs, ids and hashes, base64, URLs, emoji), on the
+    languages across ten scripts, code, JSON, logs, ids and hashes, base64, URLs, emoji), on the
     guides in English, French and Chinese and on contextwise's source, the estimate is at least
     0.95 times and at most 1.6 times the largest count, so it is well over the smallest on some
     scripts (``benchmarks/bench_tokens.py`` prints the table). Use a real tokenizer through
