@@ -23,7 +23,7 @@ def tokenizer_folder() -> Path:
     try:
         return tokenizers.check()
     except tokenizers.TokenizerFilesMissing as exc:
-        reason = f"the tokenizer files are missing, run `make tokenizers`: {exc}"
+        reason = f"this test needs the tokenizer files: {exc}"
         if os.environ.get(REQUIRED_VARIABLE) == "1":
             pytest.fail(f"the tokenizer files are required ({REQUIRED_VARIABLE}=1): {reason}")
         pytest.skip(reason)
