@@ -38,9 +38,10 @@ types: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Every test, the slow ones included (browser, wheel, crash and framework end-to-end tests).
-# While working, `.venv/bin/pytest -m "not slow"` runs the rest in a fraction of the time.
+# While working, `.venv/bin/pytest -m "not slow"` runs the rest in a fraction of the time. The
+# tokenizer files are fetched first, so a test that needs them may not skip here.
 test: $(STAMP) catalogs tokenizers lint types
-	$(VENV)/bin/pytest
+	CONTEXTWISE_REQUIRE_TOKENIZERS=1 $(VENV)/bin/pytest
 
 # Every benchmarks/bench_*.py, after the machine and the versions; each script's output follows a
 # "== script" line, so that tools/docs/perf_page.py can read it. A missed goal fails the target

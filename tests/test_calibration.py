@@ -88,7 +88,7 @@ def test_another_base_counter_is_split_by_script_in_the_estimates_shares() -> No
     assert sum(split.values()) == pytest.approx(2 * len("abc 中文"))
     assert set(split) == {"latin", "han", "code"}
     assert counter.base_key == "<lambda>"
-    assert counter_key(EstimateCounter()) == "estimate@2"
+    assert counter_key(EstimateCounter()) == "estimate@3"
 
 
 def test_bad_requests_and_models_are_coded_errors() -> None:
@@ -101,3 +101,27 @@ def test_bad_requests_and_models_are_coded_errors() -> None:
     assert caught.value.code == "blank_value"
     assert counter.observe("hello", Usage(), model="m") == 0.0  # nothing billed: nothing learnt
     assert counter.observations("m") == 0
+
+
+def test_a_state_of_the_estimate_version_2_is_taken_with_its_six_scripts() -> None:
+    """A state saved before the estimate knew more scripts (its fits had six script features):
+    a counter over a tokenizer keeps it (its key did not change), and each new script starts
+    from the prior."""
+    counter = CalibratedCounter(len)
+    request = [{"role": "user", "content": "Summarize the budget guide, please."}]
+    for _ in range(5):
+        counter.observe(request, Usage(input_tokens=20), model="m")
+    state = counter.state()
+    fit = state["models"]["m"]
+    old = [0, 8, 9, 10, 11, 14, 15, 16]  # latin, han, kana, hangul, digits, code, messages, call
+    assert all(fit["vector"][index] == 0.0 for index in range(17) if index not in old)
+    fit["vector"] = [fit["vector"][index] for index in old]
+    fit["matrix"] = [[fit["matrix"][row][column] for column in old] for row in old]
+    again = CalibratedCounter(len, state=state)
+    assert again.predict(request, model="m") == counter.predict(request, model="m")
+    assert again.observations("m") == 5
+    assert again.ratios("m")["cyrillic"] == 1.0
+    fit["vector"] = fit["vector"][:5]
+    with pytest.raises(InvalidValueError) as caught:
+        CalibratedCounter(len, state=state)
+    assert caught.value.code == "invalid_calibration_state"

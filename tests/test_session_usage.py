@@ -119,7 +119,7 @@ def test_stored_counts_are_base_counts_with_the_counters_id_and_version(
     session.add(messages)
     stored = store.read("chat").items
     base = EstimateCounter()
-    assert {item.counter_id for item in stored} == {"estimate@2"}
+    assert {item.counter_id for item in stored} == {"estimate@3"}
     assert [item.tokens for item in stored] == [base.count(m["content"]) for m in messages]
     before = session.context().report.tokens
     assert before is not None and before.before == sum(item.tokens or 0 for item in stored)

@@ -41,6 +41,8 @@ CALIBRATION_STATE_VERSION = 1
 """The version of the state's layout; a state of another version is refused."""
 
 _FEATURES = (*SCRIPTS, "messages", "call")
+_FEATURES_OF_ESTIMATE_2 = ("latin", "han", "kana", "hangul", "digits", "code", "messages", "call")
+_FROM_ESTIMATE_2 = [_FEATURES.index(name) for name in _FEATURES_OF_ESTIMATE_2]
 _PRIOR = tuple([1.0] * len(SCRIPTS) + [0.0, 0.0])
 _PRIOR_WEIGHT = 0.5
 """How many observations the prior is worth."""
@@ -54,7 +56,7 @@ _MESSAGE_KEYS = ("messages", "input", "contents")
 
 def counter_key(counter: object) -> str:
     """The name a stored count is kept under: the counter's ``id``, and its ``version`` when it
-    has one (``estimate@2``), so that a count made by another version is measured again.
+    has one (``estimate@3``), so that a count made by another version is measured again.
 
     Args:
         counter: A token counter.
@@ -65,7 +67,7 @@ def counter_key(counter: object) -> str:
     Examples:
         >>> from contextwise import EstimateCounter, counter_key
         >>> counter_key(EstimateCounter())
-        'estimate@2'
+        'estimate@3'
     """
     name = str(getattr(counter, "id", type(counter).__name__))
     version = getattr(counter, "version", None)
@@ -84,10 +86,18 @@ class _Fit:
         self.vector = [0.0] * size
         if data is not None:
             self.observations = int(data["observations"])
-            self.matrix = [[float(value) for value in row] for row in data["matrix"]]
-            self.vector = [float(value) for value in data["vector"]]
-            if len(self.vector) != size or any(len(row) != size for row in self.matrix):
+            matrix = [[float(value) for value in row] for row in data["matrix"]]
+            vector = [float(value) for value in data["vector"]]
+            # A state of version 2 of the estimate knew fewer scripts: each keeps its statistics
+            # and a script it did not know starts from the prior.
+            where = list(range(size)) if len(vector) == size else _FROM_ESTIMATE_2
+            known = len(where)
+            if len(vector) != known or len(matrix) != known or any(len(r) != known for r in matrix):
                 raise InvalidValueError("invalid_calibration_state", reason="wrong size")
+            for position, index in enumerate(where):
+                self.vector[index] = vector[position]
+                for value, column in zip(matrix[position], where, strict=True):
+                    self.matrix[index][column] = value
 
     def add(self, features: Sequence[float], tokens: int) -> None:
         scaled = [value / tokens for value in features]
