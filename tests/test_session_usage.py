@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from contextwise import (
+    ESTIMATE_VERSION,
     CalibratedCounter,
     ContextSession,
     ConversationStore,
@@ -243,7 +244,7 @@ def test_a_complete_store_of_the_users_own_keeps_the_ledger_and_the_calibration(
     session.record_usage(Usage(input_tokens=77), request={"messages": _chat(2)})
     summary = session.usage()
     assert summary.by_kind["summarizer"].calls == 1 and summary.by_kind["model"].calls == 1
-    assert store.inner.load_state("calibration:estimate@2") is not None
+    assert store.inner.load_state(f"calibration:estimate@{ESTIMATE_VERSION}") is not None
 
 
 def test_every_store_of_the_package_declares_the_protocols_it_implements() -> None:
