@@ -33,6 +33,7 @@ from contextwise import (
 )
 from contextwise._effects import await_blocking
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
+from contextwise.integrations._overflow import Overflow
 from contextwise.policy._runner import as_runner, measure_of
 from contextwise.policy._validation import check_fragments
 from contextwise.session._codec import decode_message, encode_messages
@@ -131,6 +132,8 @@ class _Plan:
     forced: bool = False
     chars: int | None = None
     """The candidate's characters, when the wait check measured them."""
+    overflow: Overflow | None = None
+    """The provider's refusal that this call reduces again for (reactive compaction)."""
 
 
 class Conversation:
@@ -199,11 +202,22 @@ class Conversation:
 
     # --- the two faces ---------------------------------------------------------------------------
 
-    def fit(self, messages: Sequence[MessageT], key: str | None = None) -> list[MessageT]:
+    def fit(
+        self,
+        messages: Sequence[MessageT],
+        key: str | None = None,
+        *,
+        pinned: Sequence[object] = (),
+        usage: object | None = None,
+        overflow: Overflow | None = None,
+    ) -> list[MessageT]:
         """Return the messages the model should see; an async ``on_result`` is awaited on a
-        private event loop, like an async compressor."""
+        private event loop, like an async compressor. With ``overflow`` (the provider refused
+        the last attempt as too long), the policy reduces to the refusal's target whatever its
+        own limits, and ``overflow.report`` receives the report."""
         plan = self._plan(messages, key, self._load(key))
-        result = self._idle(plan) if plan.deferred else self.runner.process(self._fragments(plan))
+        runner = self._forced(plan, pinned, overflow)
+        result = self._idle(plan) if plan.deferred else runner.process(self._fragments(plan))
         result = self._remember(plan, result, self._save)
         if self.on_result is not None:
             reply = self.on_result(result)
@@ -211,17 +225,26 @@ class Conversation:
                 await_blocking(reply)
         return self._messages(result)
 
-    async def afit(self, messages: Sequence[MessageT], key: str | None = None) -> list[MessageT]:
+    async def afit(
+        self,
+        messages: Sequence[MessageT],
+        key: str | None = None,
+        *,
+        pinned: Sequence[object] = (),
+        usage: object | None = None,
+        overflow: Overflow | None = None,
+    ) -> list[MessageT]:
         """Return the messages the model should see, awaiting async compressors and callbacks;
-        the store's calls run in a worker thread."""
+        the store's calls run in a worker thread. ``overflow`` as for :meth:`fit`."""
         loaded: Remembered | str | None = self._recall(key)
         if loaded is None and key is not None and self.store is not None:
             loaded = await asyncio.to_thread(self._read_store, key)
         plan = self._plan(messages, key, loaded)
+        runner = self._forced(plan, pinned, overflow)
         if plan.deferred:
             result = self._idle(plan)
         else:
-            result = await self.runner.aprocess(self._fragments(plan))
+            result = await runner.aprocess(self._fragments(plan))
         memory = self._prepared(plan, result)
         if self.store is not None:
             # The store's write blocks: it runs in a worker thread, never on the event loop.
@@ -235,6 +258,15 @@ class Conversation:
         return self._messages(result)
 
     # --- one call --------------------------------------------------------------------------------
+
+    def _forced(
+        self, plan: _Plan, pinned: Sequence[object], overflow: Overflow | None
+    ) -> PolicyRunner:
+        """The runner of a call: the bound one, or after a refusal the one with its target."""
+        if overflow is None:
+            return self.runner
+        plan.overflow, plan.deferred = overflow, False
+        return overflow.runner(self.runner, plan.candidate, pinned)
 
     def _load(self, key: str | None) -> Remembered | str | None:
         """What is remembered under a key: from this process, else from the store; a store
@@ -390,8 +422,13 @@ class Conversation:
             deferred=plan.deferred,
             forced=plan.forced,
             error_code=error_code,
+            overflow=plan.overflow is not None,
+            overflow_limit=None if plan.overflow is None else plan.overflow.refusal.limit,
+            overflow_sent=None if plan.overflow is None else plan.overflow.refusal.sent,
         )
         report = result.report.model_copy(update={"conversation": conversation})
+        if plan.overflow is not None:
+            plan.overflow.report = report
         return ContextResult(result.fragments, report, result.removed)
 
     def _save(self, key: str, remembered: Remembered) -> str | None:
