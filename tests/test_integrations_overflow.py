@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import httpx2
 import pytest
 
@@ -56,13 +57,22 @@ class Provider:
         self.sent: list[int] = []
         self.always_refuse = False
 
-    def handle(self, request: httpx2.Request) -> httpx2.Response:
-        body = request.content.decode("utf-8")
+    def reply(self, content: bytes) -> tuple[int, dict[str, Any]]:
+        body = content.decode("utf-8")
         tokens = len(body) // 4
         self.sent.append(len(body))
         if self.always_refuse or tokens > WINDOW:
-            return httpx2.Response(400, json=self.refuse(tokens, WINDOW))
-        return httpx2.Response(200, json=self.ok)
+            return 400, self.refuse(tokens, WINDOW)
+        return 200, self.ok
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        status, body = self.reply(request.content)
+        return httpx2.Response(status, json=body)
+
+    def handle_httpx(self, request: httpx.Request) -> httpx.Response:
+        """The same, for google-genai, which sends through httpx."""
+        status, body = self.reply(request.content)
+        return httpx.Response(status, json=body)
 
     def async_client(self) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(transport=httpx2.MockTransport(self.handle))
@@ -220,3 +230,144 @@ def test_agents_sdk_other_bad_requests_are_not_retried() -> None:
 
 def dumps(value: object) -> str:
     return json.dumps(value)
+
+
+# --- LangChain ----------------------------------------------------------------------------------
+
+
+def chat_openai(provider: Provider) -> Any:
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model="gpt-test",
+        api_key="test",  # type: ignore[arg-type]
+        base_url="http://openai.test/v1",
+        max_retries=0,
+        http_client=provider.client(),
+        http_async_client=provider.async_client(),
+    )
+
+
+def chat_anthropic(provider: Provider) -> Any:
+    import anthropic
+    from langchain_anthropic import ChatAnthropic
+
+    chat = ChatAnthropic(model="claude-test", api_key="test", max_retries=0, max_tokens=100)  # type: ignore[call-arg,arg-type]
+    # The chat model builds its SDK clients on first use: these are the same classes, over the
+    # mock transport.
+    chat.__dict__["_client"] = anthropic.Anthropic(
+        api_key="test", base_url="http://anthropic.test", max_retries=0,
+        http_client=provider.client(),
+    )
+    chat.__dict__["_async_client"] = anthropic.AsyncAnthropic(
+        api_key="test", base_url="http://anthropic.test", max_retries=0,
+        http_client=provider.async_client(),
+    )
+    return chat
+
+
+def gemini_refusal(tokens: int, window: int) -> dict[str, Any]:
+    """Gemini's body for a prompt above the window."""
+    return {
+        "error": {
+            "code": 400,
+            "message": (
+                f"The input token count ({tokens}) exceeds the maximum number of tokens "
+                f"allowed ({window})."
+            ),
+            "status": "INVALID_ARGUMENT",
+        }
+    }
+
+
+GEMINI_OK = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
+    ],
+    "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11},
+}
+
+
+def chat_gemini(provider: Provider) -> Any:
+    from langchain_google_genai import ChatGoogleGenerativeAI
+
+    return ChatGoogleGenerativeAI(
+        model="gemini-test",
+        api_key="test",  # type: ignore[arg-type]
+        retries=0,
+        client_args={"transport": httpx.MockTransport(provider.handle_httpx)},
+    )
+
+
+LANGCHAIN_PROVIDERS = {
+    "openai": (chat_openai, openai_refusal, CHAT_OK),
+    "anthropic": (chat_anthropic, anthropic_refusal, ANTHROPIC_OK),
+    "gemini": (chat_gemini, gemini_refusal, GEMINI_OK),
+}
+
+
+def langchain_messages() -> list[Any]:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    return [
+        HumanMessage(message["content"], id=f"m{n}")
+        if message["role"] == "user"
+        else AIMessage(message["content"], id=f"m{n}")
+        for n, message in enumerate(history_dicts())
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(LANGCHAIN_PROVIDERS))
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_langchain_refused_call_is_reduced_and_sent_once_more(
+    name: str, asynchronous: bool
+) -> None:
+    from langchain.agents import create_agent
+
+    from contextwise.integrations.langchain import ContextPolicyMiddleware
+
+    make, refuse, ok = LANGCHAIN_PROVIDERS[name]
+    provider = Provider(refuse, ok)
+    results: list[ContextResult] = []
+    middleware = ContextPolicyMiddleware(POLICY, on_result=results.append)
+    agent = create_agent(make(provider), middleware=[middleware], system_prompt=SYSTEM)
+    state = {"messages": langchain_messages()}
+    config = {"configurable": {"thread_id": "t1"}}
+    if asynchronous:
+        reply = asyncio.run(agent.ainvoke(state, config))  # type: ignore[arg-type]
+    else:
+        reply = agent.invoke(state, config)  # type: ignore[arg-type]
+    assert reply["messages"][-1].text == "ok"
+    assert len(reply["messages"]) == len(state["messages"]) + 1  # the state keeps every message
+    first, retry = provider.sent
+    assert first // 4 > WINDOW >= retry // 4
+    assert [result.report.conversation.overflow for result in results] == [False, True]
+    conversation = results[-1].report.conversation
+    assert conversation.overflow_limit == WINDOW
+    assert conversation.overflow_sent == first // 4
+    assert conversation.key == "ContextPolicyMiddleware:t1"
+
+
+@pytest.mark.parametrize("name", sorted(LANGCHAIN_PROVIDERS))
+def test_langchain_second_refusal_raises_the_chat_model_error_with_the_report(name: str) -> None:
+    from langchain.agents import create_agent
+    from langchain_core.exceptions import ContextOverflowError
+
+    from contextwise.integrations.langchain import ContextPolicyMiddleware
+
+    make, refuse, ok = LANGCHAIN_PROVIDERS[name]
+    provider = Provider(refuse, ok)
+    provider.always_refuse = True
+    middleware = ContextPolicyMiddleware(POLICY)
+    agent = create_agent(make(provider), middleware=[middleware], system_prompt=SYSTEM)
+    with pytest.raises(Exception) as raised:  # the chat model's own class, read below
+        agent.invoke({"messages": langchain_messages()})
+    # langchain-anthropic raises its ContextOverflowError; langchain-openai, whose test of the
+    # code reads the SDK's message (from which openai 3 leaves the code out), its invalid
+    # request error, an openai.BadRequestError with the code context_length_exceeded.
+    error = raised.value
+    assert type(error).__module__.startswith("langchain_")
+    assert isinstance(error, ContextOverflowError) or error.code == "context_length_exceeded"  # type: ignore[attr-defined]
+    assert len(provider.sent) == 2
+    report = raised.value.contextwise_report  # type: ignore[attr-defined]
+    assert report.conversation.overflow and report.after_chars < report.before_chars

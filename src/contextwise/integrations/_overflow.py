@@ -67,6 +67,18 @@ class Refusal:
     """The output tokens the request reserved."""
 
 
+OPENAI_CODE: Final = "context_length_exceeded"
+"""The error code with which OpenAI (and the APIs that follow it) refuses a prompt as too long."""
+
+
+def too_long(error: BaseException, classes: tuple[type[BaseException], ...]) -> bool:
+    """Whether an error is a refusal of a prompt as too long: an instance of the framework's
+    own overflow classes, or an error that keeps OpenAI's code (``openai.BadRequestError``,
+    which langchain-openai raises unchanged in class when the SDK's message leaves the code
+    out)."""
+    return isinstance(error, classes) or getattr(error, "code", None) == OPENAI_CODE
+
+
 def read_refusal(error: BaseException) -> Refusal:
     """The sizes a refusal's message reports (the message, and the body where the SDK keeps
     it)."""

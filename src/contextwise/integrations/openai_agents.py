@@ -32,7 +32,7 @@ from contextwise.integrations._conversation import (
     Conversation,
     fingerprint,
 )
-from contextwise.integrations._overflow import Overflow, attach, read_refusal
+from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     StepRouting,
     effort_word,
@@ -540,7 +540,7 @@ def _tool_definition(tool: object) -> dict[str, Any]:
 
 def _too_long(error: BaseException) -> bool:
     """Whether the provider refused a call as longer than the model's context window."""
-    return isinstance(error, BadRequestError) and error.code == "context_length_exceeded"
+    return isinstance(error, BadRequestError) and too_long(error, ())
 
 
 _MAX_REMEMBERED = 10_000
