@@ -371,3 +371,88 @@ def test_langchain_second_refusal_raises_the_chat_model_error_with_the_report(na
     assert len(provider.sent) == 2
     report = raised.value.contextwise_report  # type: ignore[attr-defined]
     assert report.conversation.overflow and report.after_chars < report.before_chars
+
+
+# --- pydantic-ai --------------------------------------------------------------------------------
+
+
+def pai_openai(provider: Provider) -> Any:
+    from openai import AsyncOpenAI
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = AsyncOpenAI(
+        api_key="test", base_url="http://openai.test/v1", max_retries=0,
+        http_client=provider.async_client(),
+    )
+    return OpenAIChatModel("gpt-test", provider=OpenAIProvider(openai_client=client))
+
+
+def pai_anthropic(provider: Provider) -> Any:
+    from anthropic import AsyncAnthropic
+    from pydantic_ai.models.anthropic import AnthropicModel
+    from pydantic_ai.providers.anthropic import AnthropicProvider
+
+    client = AsyncAnthropic(
+        api_key="test", base_url="http://anthropic.test", max_retries=0,
+        http_client=provider.async_client(),
+    )
+    return AnthropicModel("claude-test", provider=AnthropicProvider(anthropic_client=client))
+
+
+PAI_PROVIDERS = {
+    "openai": (pai_openai, openai_refusal, CHAT_OK),
+    "anthropic": (pai_anthropic, anthropic_refusal, ANTHROPIC_OK),
+}
+
+
+def pai_history() -> list[Any]:
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    history: list[Any] = []
+    for message in history_dicts()[:-1]:
+        if message["role"] == "user":
+            history.append(ModelRequest(parts=[UserPromptPart(message["content"])]))
+        else:
+            history.append(ModelResponse(parts=[TextPart(message["content"])]))
+    return history
+
+
+@pytest.mark.parametrize("name", sorted(PAI_PROVIDERS))
+def test_pydantic_ai_refused_request_is_reduced_and_attempted_once_more(name: str) -> None:
+    from pydantic_ai import Agent
+
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    make, refuse, ok = PAI_PROVIDERS[name]
+    provider = Provider(refuse, ok)
+    results: list[ContextResult] = []
+    capability = ContextPolicyCapability(POLICY, on_result=results.append)
+    agent = Agent(make(provider), capabilities=[capability], instructions=SYSTEM)
+    history = pai_history()
+    result = agent.run_sync("And the last question?", message_history=history)
+    assert result.output == "ok"
+    # The run's history keeps every message: only the request was reduced.
+    assert len(result.all_messages()) == len(history) + 2
+    first, retry = provider.sent
+    assert first // 4 > WINDOW >= retry // 4
+    assert [r.report.conversation.overflow for r in results] == [False, True]
+    assert results[-1].report.conversation.overflow_limit == WINDOW
+
+
+@pytest.mark.parametrize("name", sorted(PAI_PROVIDERS))
+def test_pydantic_ai_second_refusal_raises_its_error_with_the_report(name: str) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.exceptions import ModelContextWindowExceededError
+
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    make, refuse, ok = PAI_PROVIDERS[name]
+    provider = Provider(refuse, ok)
+    provider.always_refuse = True
+    agent = Agent(make(provider), capabilities=[ContextPolicyCapability(POLICY)])
+    with pytest.raises(ModelContextWindowExceededError) as raised:
+        agent.run_sync("And the last question?", message_history=pai_history())
+    assert len(provider.sent) == 2
+    report = raised.value.contextwise_report  # type: ignore[attr-defined]
+    assert report.conversation.overflow and report.after_chars < report.before_chars
