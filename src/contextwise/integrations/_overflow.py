@@ -1,13 +1,13 @@
 """Reactive compaction: what a provider's refusal of a prompt as too long says, the target the
 integrations reduce to before their one retry, and the report a second refusal carries.
 
-The integrations recognise the refusal by the framework's own error class (never by its text);
-the text is read only for the sizes it reports: the context window, the tokens the prompt came
-to, and the output tokens the request reserved. The retry's target is the whole prompt the
-window leaves once the output reserve and a margin are taken out, scaled from what the provider
-counted to what contextwise measures; when the refusal reports no window, it is 10 % under what
-was sent. The pinned parts (system prompt, instructions, tool definitions) count inside that
-whole-prompt target: the messages get what they leave.
+The integrations recognise the refusal by the framework's own error class (never by its text); the
+text is read only for the sizes it reports: the context window, the tokens the prompt came to, and
+the output tokens the request reserved. The retry's target is the whole prompt the window leaves
+once the output reserve and a margin are taken out, scaled from what the provider counted to what
+contextwise measures; when the refusal reports no window, it is 10 percent under what was sent. The
+pinned parts (system prompt, instructions, tool definitions) count inside that whole-prompt target:
+the messages get what they leave.
 """
 
 from __future__ import annotations

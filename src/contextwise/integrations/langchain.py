@@ -194,14 +194,13 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """Call the model with the policy's context, awaiting async compressors, apps and callbacks.
 
         When the provider refuses the call as longer than its context window (a LangChain
-        ``ContextOverflowError``, which the chat models of langchain-openai,
-        langchain-anthropic and langchain-google-genai raise, or an error with OpenAI's code
-        ``context_length_exceeded``), the messages are reduced again,
-        to the window that the refusal reports less the system message, the tools, the output
-        reserve and a 5 % margin (or else to 10 % under what was sent), and the call is sent
-        once more; the report says so (``conversation.overflow``). A second refusal raises the
-        chat model's own error, with the report of the retry's reduction as its
-        ``contextwise_report`` attribute.
+        ``ContextOverflowError``, which the chat models of langchain-openai, langchain-anthropic and
+        langchain-google-genai raise, or an error with OpenAI's code ``context_length_exceeded``),
+        the messages are reduced again, to the window that the refusal reports less the system
+        message, the tools, the output reserve and a 5 percent margin (or else to 10 percent under
+        what was sent), and the call is sent once more; the report says so
+        (``conversation.overflow``). A second refusal raises the chat model's own error, with the
+        report of the retry's reduction as its ``contextwise_report`` attribute.
 
         Args:
             request: The model request; its messages are the conversation.

@@ -270,13 +270,12 @@ class PolicyModel(Model):
     run. Usage is not recorded here: read it from the run's result.
 
     When the provider refuses a call as longer than its context window (an
-    ``openai.BadRequestError`` with the code ``context_length_exceeded``), the items are
-    reduced again, to the window that the refusal reports less the pinned parts, the output
-    reserve (``max_tokens``) and a 5 % margin, or else to 10 % under what was sent, and the
-    call is sent once more; the report says so (``conversation.overflow``). A second refusal
-    raises the SDK's own error, with the report of the retry's reduction as its
-    ``contextwise_report`` attribute. A stream is retried only when the refusal comes before
-    its first event.
+    ``openai.BadRequestError`` with the code ``context_length_exceeded``), the items are reduced
+    again, to the window that the refusal reports less the pinned parts, the output reserve
+    (``max_tokens``) and a 5 percent margin, or else to 10 percent under what was sent, and the call
+    is sent once more; the report says so (``conversation.overflow``). A second refusal raises the
+    SDK's own error, with the report of the retry's reduction as its ``contextwise_report``
+    attribute. A stream is retried only when the refusal comes before its first event.
 
     Args:
         model: The Agents SDK model that serves the calls (an ``OpenAIResponsesModel``, an

@@ -243,7 +243,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         On a ``ModelContextWindowExceededError`` (or an error with OpenAI's code
         ``context_length_exceeded``), the messages are reduced again, to the window that the
         refusal reports less the instructions, the tool definitions, the output reserve
-        (``max_tokens``) and a 5 % margin, or else to 10 % under what was sent, and the
+        (``max_tokens``) and a 5 percent margin, or else to 10 percent under what was sent, and the
         request is attempted once more (``RetryModelRequest``): the next attempt's
         :meth:`prepare_model_request` sends the reduced messages. The run's history is not
         touched. The report says so (``conversation.overflow``).

@@ -195,7 +195,7 @@ class ConversationReport(PolicyModel):
     overflow: bool = False
     """Whether the provider refused this call's first attempt as longer than its context
     window, so that the context was reduced again, to the window less the pinned parts, the
-    output reserve and a margin (or to 10 % under what was sent), for the one retry of that
+    output reserve and a margin (or to 10 percent under what was sent), for the one retry of that
     call."""
 
     overflow_limit: int | None = None
