@@ -54,14 +54,20 @@ class Provider:
         self.refuse = refuse
         self.ok = ok
         self.sent: list[int] = []
+        self.bodies: list[str] = []
         self.always_refuse = False
+        self.stream: str | None = None
+        """An event stream to answer an accepted streamed request with."""
 
-    def reply(self, content: bytes) -> tuple[int, dict[str, Any]]:
+    def reply(self, content: bytes) -> tuple[int, Any]:
         body = content.decode("utf-8")
         tokens = len(body) // 4
         self.sent.append(len(body))
+        self.bodies.append(body)
         if self.always_refuse or tokens > WINDOW:
             return 400, self.refuse(tokens, WINDOW)
+        if self.stream is not None and json.loads(body).get("stream"):
+            return 200, self.stream
         return 200, self.ok
 
     def httpx_transport(self) -> Any:
@@ -72,6 +78,9 @@ class Provider:
     def handler(self, module: Any) -> Callable[[Any], Any]:
         def handle(request: Any) -> Any:
             status, body = self.reply(request.content)
+            if isinstance(body, str):
+                headers = {"content-type": "text/event-stream"}
+                return module.Response(status, text=body, headers=headers)
             return module.Response(status, json=body)
 
         return handle
@@ -477,3 +486,81 @@ def test_pydantic_ai_second_refusal_raises_its_error_with_the_report(name: str) 
     assert len(provider.sent) == 2
     report = raised.value.contextwise_report  # type: ignore[attr-defined]
     assert report.conversation.overflow and report.after_chars < report.before_chars
+
+
+def test_agents_sdk_refusal_feeds_a_bound_calibrated_counter() -> None:
+    from contextwise import CalibratedCounter
+    from contextwise.integrations.openai_agents import PolicyModel
+
+    provider = Provider(openai_refusal, CHAT_OK)
+    counter = CalibratedCounter().for_model("gpt-test")
+    model = PolicyModel(agents_model(provider), POLICY, counter=counter)
+    assert counter.calibrated.observations("gpt-test") == 0
+    run_agent(model, history_dicts())
+    # The provider's count of the refused prompt is one observation of the model's tokens.
+    assert counter.calibrated.observations("gpt-test") == 1
+
+
+def test_agents_sdk_model_remembers_its_reduction_and_pins_the_instructions() -> None:
+    from contextwise.integrations.openai_agents import PolicyModel
+
+    provider = Provider(openai_refusal, CHAT_OK)
+    results: list[ContextResult] = []
+    model = PolicyModel(agents_model(provider), POLICY, on_result=results.append)
+    items = history_dicts()
+    run_agent(model, items)
+    following = [*items, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "?"}]
+    run_agent(model, following)
+    statuses = [result.report.conversation.status for result in results]
+    # The retry extends the call it retries, and the second run extends what the retry sent:
+    # the reduction is remembered, so the second run is not refused.
+    assert statuses == ["resynced", "extended", "extended"]
+    assert len(provider.sent) == 3
+    assert provider.sent[-1] // 4 <= WINDOW
+    request = json.loads(provider.bodies[-1])
+    assert request["messages"][0] == {"role": "system", "content": SYSTEM}
+
+
+def stream_body() -> str:
+    chunks = [
+        {"delta": {"role": "assistant", "content": "ok"}, "finish_reason": None},
+        {"delta": {}, "finish_reason": "stop"},
+    ]
+    events = [
+        json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "gpt-test",
+                "choices": [{"index": 0, **chunk}],
+            }
+        )
+        for chunk in chunks
+    ]
+    return "".join(f"data: {event}\n\n" for event in events) + "data: [DONE]\n\n"
+
+
+def test_agents_sdk_refused_stream_is_reduced_and_sent_once_more() -> None:
+    from agents import Agent, RunConfig, Runner
+
+    from contextwise.integrations.openai_agents import PolicyModel
+
+    provider = Provider(openai_refusal, CHAT_OK)
+    provider.stream = stream_body()
+    results: list[ContextResult] = []
+    model = PolicyModel(agents_model(provider), POLICY, on_result=results.append)
+    agent = Agent(name="helper", instructions=SYSTEM, model=model)
+
+    async def run() -> Any:
+        streamed = Runner.run_streamed(
+            agent, history_dicts(), run_config=RunConfig(tracing_disabled=True)  # type: ignore[arg-type]
+        )
+        async for _ in streamed.stream_events():
+            pass
+        return streamed.final_output
+
+    assert asyncio.run(run()) == "ok"
+    first, retry = provider.sent
+    assert first // 4 > WINDOW >= retry // 4
+    assert [result.report.conversation.overflow for result in results] == [False, True]
