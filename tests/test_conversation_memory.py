@@ -281,7 +281,7 @@ def test_a_broken_store_falls_back_to_the_whole_history_and_the_run_goes_on() ->
     for result, seen in zip(results, sent(model), strict=True):
         assert result.report.conversation.status == "fallback"
         assert result.report.conversation.error_code == "session_store_failed"
-        assert messages_chars(seen) == result.report.after_chars
+        assert messages_chars(seen) == result.report.after_chars - result.report.pinned_chars
 
 
 def test_memory_is_bounded_in_bytes_least_recently_used_first() -> None:
@@ -308,45 +308,62 @@ def test_bad_memory_options_are_coded_errors() -> None:
     assert bad_bytes.value.code == "out_of_range"
 
 
-def test_no_reduction_storm_when_what_must_stay_is_above_the_target() -> None:
-    # The newest turn alone is above the target: a reduction cannot reach it.
-    policy = {
+def storm_policy() -> dict[str, Any]:
+    """A paid step (a summary) that cannot reach the target (the newest turn alone is above it),
+    after a trim that brings the context under the trigger."""
+    return {
         "mode": "reduce",
         "trigger_chars": 300,
         "target_input_chars": 100,
-        "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history", "target_chars": 100}],
+        "steps": [
+            {"id": "turns", "kind": "trim", "fragment_id": "history", "target_chars": 250},
+            {
+                "id": "sum",
+                "kind": "compress",
+                "fragment_id": "history",
+                "compressor": "brief",
+                "keep_groups": 1,
+            },
+        ],
     }
+
+
+def test_no_reduction_storm_of_paid_steps_when_what_must_stay_is_above_the_target() -> None:
     results: list[ContextResult] = []
-    middleware = ContextPolicyMiddleware(policy, on_result=results.append)
+    summaries: list[int] = []
+
+    def brief(messages: Any) -> str:
+        summaries.append(len(messages))
+        return "summary"
+
+    middleware = ContextPolicyMiddleware(
+        storm_policy(), on_result=results.append, compressors={"brief": brief}
+    )
     conversation = middleware._conversation
     history: list[dict[str, str]] = []
     for turn in range(12):
         history = [*history, {"role": "user", "content": f"{turn:02d} " + "x" * 150}]
         conversation.fit(history, "thread")
     reports = [result.report for result in results]
-    ran = [report for report in reports if report.changes]
     waited = [report for report in reports if report.conversation.deferred]
-    assert waited, "the policy never waited"
-    assert all(not report.target_met for report in ran)
-    # It waits until the context grew by the gap between trigger and target (200 characters).
-    assert len(ran) <= len(reports) // 2 + 1
+    assert waited, "the paid step never waited"
+    assert all(not report.target_met for report in waited)
+    # The summary waits until the context grew by the gap between trigger and target (200
+    # characters): fewer summaries than calls above the trigger.
+    above = [report for report in reports if report.before_chars > 300]
+    assert len(summaries) < len(above)
 
 
-def test_a_wait_ends_when_the_budget_would_be_passed() -> None:
+def test_a_wait_of_paid_steps_ends_when_the_budget_would_be_passed() -> None:
     from contextwise import ContextBudget, EstimateCounter
 
-    policy = {
-        "mode": "reduce",
-        "trigger_chars": 300,
-        "target_input_chars": 100,
-        "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history", "target_chars": 100}],
-    }
     results: list[ContextResult] = []
     middleware = ContextPolicyMiddleware(
-        policy,
+        storm_policy(),
         on_result=results.append,
+        compressors={"brief": lambda messages: "summary"},
         counter=EstimateCounter(),
-        budget=ContextBudget(window=60, output=10, safety=0),
+        budget=ContextBudget(window=30, output=5, safety=0),
     )
     conversation = middleware._conversation
     history: list[dict[str, str]] = []

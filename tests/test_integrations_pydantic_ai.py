@@ -5,6 +5,7 @@ calls."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -110,7 +111,10 @@ def test_the_request_carries_at_most_the_target_and_the_history_keeps_every_mess
     assert messages_chars(history) > 3 * scenario.TARGET
     assert len(recorder.seen) == 2 * scenario.TURNS == len(results)
     for seen, result in zip(recorder.seen, results, strict=True):
-        assert messages_chars(seen) == result.report.after_chars <= scenario.TARGET
+        # The instructions reach the model once, from the request parameters: pinned parts.
+        sent = [replace(m, instructions=None) if isinstance(m, ModelRequest) else m for m in seen]
+        assert messages_chars(sent) == result.report.after_chars - result.report.pinned_chars
+        assert messages_chars(sent) <= scenario.TARGET  # the trim step's target
         scenario.assert_pairs_whole(ids(seen))
     # The capability remembers its reductions: it reduces when the context crosses the
     # trigger, not at every request.

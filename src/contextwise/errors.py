@@ -363,6 +363,10 @@ class InvalidTypeError(ContextwiseError, TypeError):
             "conversations), got a value of type {type_name}."
         ),
         "not_a_bool": N_("{name} must be True or False, got a value of type {type_name}."),
+        "invalid_pinned_part": N_(
+            "A pinned part must be a text, a message or a tool definition (a mapping), got a "
+            "value of type {type_name}."
+        ),
         "not_a_collection": N_(
             "{name} must be a list or another collection, got a value of type {type_name}."
         ),

@@ -223,6 +223,7 @@ def prepare_step(
     active_effort: EffortLevel | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
+    pinned: Sequence[str | Mapping[str, Any]] = (),
     window: int | None = None,
     output: int = 0,
     reasoning: int = 0,
@@ -286,6 +287,7 @@ def prepare_step(
                 output,
                 reasoning,
                 active_effort=active_effort,
+                pinned=tuple(pinned),
             ),
         )
     )
@@ -302,6 +304,7 @@ async def aprepare_step(
     active_effort: EffortLevel | None = None,
     system: str = "",
     tools: Sequence[Mapping[str, Any]] = (),
+    pinned: Sequence[str | Mapping[str, Any]] = (),
     window: int | None = None,
     output: int = 0,
     reasoning: int = 0,
@@ -325,9 +328,9 @@ async def aprepare_step(
     estimate counter when there is none) and the part estimate measure the budget check too, and
     a ``budget`` caps every model's budget (the policy runs with the smaller of the two). Token
     counts use the counter the same way as the policy: a text through the counter, a list of
-    messages as the sum of its messages' texts. The budget check covers the fragments only, so
-    anything else that takes tokens in the prompt (instructions, tool specifications) belongs in a
-    text fragment, or in the output, reasoning or safety reserves.
+    messages as the sum of its messages' texts. What the prompt holds besides the fragments (the
+    instructions, the tool specifications) goes in ``pinned``: it counts against the policy's
+    triggers and targets and the budget, and no step removes it.
 
     The example of :func:`prepare_step` shows one step; the guide page "One harness step" runs a
     full harness loop.
@@ -353,6 +356,10 @@ async def aprepare_step(
         system: The conversation model's instructions, shown to the decision model.
         tools: The tool specifications offered to the conversation model, shown to the decision
             model.
+        pinned: The parts of the prompt besides the fragments, measured with them and never
+            removed: a text (a system prompt, instructions), a message (a mapping with a
+            ``role``), or a tool or schema definition (any other mapping, measured by its
+            canonical JSON).
         window: The context window of models whose spec declares none.
         output: The output reserve of models whose spec declares no ``max_output_tokens``.
         reasoning: The reasoning reserve of a model run without an effort. With an effort, the
@@ -427,6 +434,7 @@ async def aprepare_step(
                 output,
                 reasoning,
                 active_effort=active_effort,
+                pinned=tuple(pinned),
                 asynchronous=True,
             ),
         )
@@ -451,6 +459,7 @@ class _StepOptions:
     reasoning: int
     active_effort: EffortLevel | None = None
     asynchronous: bool = False
+    pinned: Sequence[str | Mapping[str, Any]] = ()
 
     def budget(self, spec: ModelSpec, effort: EffortLevel | None) -> ContextBudget:
         """A model's context budget with this step's defaults; an effort reserves its thinking."""
@@ -497,7 +506,7 @@ def _core(
         active_effort = active_spec.effort_sent
     active_budget = options.budget(active_spec, active_effort)
     result: ContextResult = yield from runner_core(
-        runner.replace(budget=_capped(active_budget, cap)), fragments
+        runner.replace(budget=_capped(active_budget, cap)), fragments, pinned=options.pinned
     )
     context = RoutingContext(
         step=options.step,
@@ -510,14 +519,17 @@ def _core(
     )
     route = yield from options.route(context)
     budget = options.budget(route.model, route.effort)
-    segments = _segments(result.fragments, runner)
+    pinned_tokens = result.report.pinned_tokens or 0
+    segments = _segments(result.fragments, runner, pinned_tokens)
     recompacted = False
     if (
         sum(segment.tokens for segment in segments) > budget.context_budget()
         and budget.context_budget() < active_budget.context_budget()
     ):
-        result = yield from runner_core(runner.replace(budget=_capped(budget, cap)), fragments)
-        segments = _segments(result.fragments, runner)
+        result = yield from runner_core(
+            runner.replace(budget=_capped(budget, cap)), fragments, pinned=options.pinned
+        )
+        segments = _segments(result.fragments, runner, pinned_tokens)
         recompacted = True
     return PreparedStep(
         fragments=result.fragments,
@@ -545,9 +557,17 @@ def _messages(fragments: Sequence[Fragment]) -> list[ChatMessage]:
     return messages
 
 
-def _segments(fragments: Sequence[Fragment], runner: PolicyRunner) -> list[BudgetSegment]:
+_PINNED_SEGMENT = "pinned"
+"""The budget segment of the pinned parts, when a step has some."""
+
+
+def _segments(
+    fragments: Sequence[Fragment], runner: PolicyRunner, pinned: int = 0
+) -> list[BudgetSegment]:
     measure = measure_of(runner)
     segments: list[BudgetSegment] = []
+    if pinned:
+        segments.append(BudgetSegment(_PINNED_SEGMENT, pinned))
     for fragment in fragments:
         if fragment.text is not None:
             tokens = measure.text_tokens(fragment.text)

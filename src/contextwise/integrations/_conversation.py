@@ -8,6 +8,12 @@ trigger. Whether the history extends what was seen is decided by per-message fin
 message's own id where its shape has one, else a hash of its canonical JSON), never by object
 identity. What is remembered is fingerprints and indices into the framework's own history, plus
 the messages contextwise made (summaries): not a second copy of the conversation.
+
+The measure is the whole prompt: the pinned parts (system prompt, instructions, tool definitions)
+count against the triggers and targets, and a provider's count of the previous prompt replaces its
+estimate. Above the trigger, the steps that cost nothing (trim, clear, clip) run at every call;
+after a reduction that missed its target, the paid steps (compress, app) wait until the context
+grew by the difference between trigger and target, unless the others cannot meet the trigger.
 """
 
 from __future__ import annotations
@@ -31,10 +37,10 @@ from contextwise import (
     Fragment,
     PolicyRunner,
 )
-from contextwise._effects import await_blocking
+from contextwise._effects import Effects, await_blocking, run_async, run_sync
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.integrations._overflow import Overflow
-from contextwise.policy._runner import as_runner, measure_of
+from contextwise.policy._runner import as_runner, limits_of, runner_core
 from contextwise.policy._validation import check_fragments
 from contextwise.session._codec import decode_message, encode_messages
 from contextwise.session._conversations import check_ttl
@@ -47,6 +53,10 @@ types that contextwise does not know, and they must never crash an agent's run."
 
 DEFAULT_MAX_MEMORY_BYTES: Final = 64 * 1024 * 1024
 """How many bytes the in-process memory of one integration object may hold by default."""
+
+PAID_KINDS: Final = frozenset({"compress", "app"})
+"""The step kinds that cost a call of application code (a summarizer, a mutation): after a
+reduction that missed its target they wait, so a reduction storm never buys them again and again."""
 
 ResultCallback = Callable[[ContextResult], object]
 Fingerprint = Callable[[object], str]
@@ -78,6 +88,8 @@ class Remembered:
     """After a reduction that missed its target: the characters to reach before reducing again."""
     wait_tokens: int | None = None
     """The same, in tokens."""
+    sent_tokens: int | None = None
+    """The estimated tokens of the whole prompt sent at the last call (with a counter)."""
     version: int = 0
     """The store's version of this value (0 when it was never stored)."""
     size: int = 0
@@ -93,6 +105,7 @@ class Remembered:
             "made": dict(zip(keys, values, strict=True)),
             "wait_chars": self.wait_chars,
             "wait_tokens": self.wait_tokens,
+            "sent_tokens": self.sent_tokens,
         }
 
     @classmethod
@@ -105,6 +118,7 @@ class Remembered:
             made=made,
             wait_chars=data.get("wait_chars"),
             wait_tokens=data.get("wait_tokens"),
+            sent_tokens=data.get("sent_tokens"),
             version=version,
         )
         remembered.size = remembered.estimate_size()
@@ -128,12 +142,19 @@ class _Plan:
     sources: list[int | str] = field(default_factory=list)
     previous: Remembered | None = None
     error_code: str | None = None
-    deferred: bool = False
-    forced: bool = False
-    chars: int | None = None
-    """The candidate's characters, when the wait check measured them."""
+    pinned: Sequence[Any] = ()
+    offset_tokens: int = 0
+    """The provider's count of the previous prompt minus its estimate (0 when unknown)."""
+    waiting: bool = False
+    """Whether the paid steps wait: the last reduction missed its target."""
+    held_back: bool = False
+    """Whether the result comes from a run without the paid steps."""
     overflow: Overflow | None = None
     """The provider's refusal that this call reduces again for (reactive compaction)."""
+    runner: PolicyRunner | None = None
+    """The runner of this call when it is not the bound one (the retry after a refusal)."""
+    deferred: bool = False
+    forced: bool = False
 
 
 class Conversation:
@@ -194,6 +215,7 @@ class Conversation:
         policy_ = self.runner.policy
         self._gap_chars = _gap(policy_.trigger_chars, policy_.target_input_chars)
         self._gap_tokens = _gap(policy_.trigger_tokens, policy_.target_input_tokens)
+        self._paid = any(step.kind in PAID_KINDS for step in policy_.steps)
 
     @property
     def memory_bytes(self) -> int:
@@ -207,17 +229,25 @@ class Conversation:
         messages: Sequence[MessageT],
         key: str | None = None,
         *,
-        pinned: Sequence[object] = (),
-        usage: object | None = None,
+        pinned: Sequence[str | Mapping[str, Any]] = (),
+        usage: int | None = None,
         overflow: Overflow | None = None,
     ) -> list[MessageT]:
         """Return the messages the model should see; an async ``on_result`` is awaited on a
-        private event loop, like an async compressor. With ``overflow`` (the provider refused
-        the last attempt as too long), the policy reduces to the refusal's target whatever its
-        own limits, and ``overflow.report`` receives the report."""
-        plan = self._plan(messages, key, self._load(key))
-        runner = self._forced(plan, pinned, overflow)
-        result = self._idle(plan) if plan.deferred else runner.process(self._fragments(plan))
+        private event loop, like an async compressor.
+
+        ``pinned`` holds what the prompt holds besides the messages, which counts against the
+        limits and which no step removes: a text (a system prompt, instructions), a message (a
+        mapping with a ``role``, or a framework message object), or a tool or schema definition
+        (any other mapping, measured by its canonical JSON). ``usage`` is the provider's count of
+        the input tokens of this conversation's previous call, when the framework reports it.
+        With ``overflow`` (the provider refused the last attempt as too long), the policy reduces
+        to the refusal's target whatever its own limits, and ``overflow.report`` receives the
+        report.
+        """
+        plan = self._plan(messages, key, self._load(key), pinned, usage)
+        self._force(plan, overflow)
+        result = run_sync(self._run(plan))
         result = self._remember(plan, result, self._save)
         if self.on_result is not None:
             reply = self.on_result(result)
@@ -230,21 +260,18 @@ class Conversation:
         messages: Sequence[MessageT],
         key: str | None = None,
         *,
-        pinned: Sequence[object] = (),
-        usage: object | None = None,
+        pinned: Sequence[str | Mapping[str, Any]] = (),
+        usage: int | None = None,
         overflow: Overflow | None = None,
     ) -> list[MessageT]:
         """Return the messages the model should see, awaiting async compressors and callbacks;
-        the store's calls run in a worker thread. ``overflow`` as for :meth:`fit`."""
+        the store's calls run in a worker thread. The arguments are those of :meth:`fit`."""
         loaded: Remembered | str | None = self._recall(key)
         if loaded is None and key is not None and self.store is not None:
             loaded = await asyncio.to_thread(self._read_store, key)
-        plan = self._plan(messages, key, loaded)
-        runner = self._forced(plan, pinned, overflow)
-        if plan.deferred:
-            result = self._idle(plan)
-        else:
-            result = await runner.aprocess(self._fragments(plan))
+        plan = self._plan(messages, key, loaded, pinned, usage)
+        self._force(plan, overflow)
+        result = await run_async(self._run(plan))
         memory = self._prepared(plan, result)
         if self.store is not None:
             # The store's write blocks: it runs in a worker thread, never on the event loop.
@@ -259,14 +286,11 @@ class Conversation:
 
     # --- one call --------------------------------------------------------------------------------
 
-    def _forced(
-        self, plan: _Plan, pinned: Sequence[object], overflow: Overflow | None
-    ) -> PolicyRunner:
-        """The runner of a call: the bound one, or after a refusal the one with its target."""
-        if overflow is None:
-            return self.runner
-        plan.overflow, plan.deferred = overflow, False
-        return overflow.runner(self.runner, plan.candidate, pinned)
+    def _force(self, plan: _Plan, overflow: Overflow | None) -> None:
+        """After a refusal: the call runs every step, with the refusal's target."""
+        if overflow is not None:
+            plan.overflow, plan.waiting = overflow, False
+            plan.runner = overflow.runner(self.runner, plan.candidate, plan.pinned)
 
     def _load(self, key: str | None) -> Remembered | str | None:
         """What is remembered under a key: from this process, else from the store; a store
@@ -298,7 +322,12 @@ class Conversation:
             return "session_store_failed"
 
     def _plan(
-        self, history: Sequence[Any], key: str | None, loaded: Remembered | str | None
+        self,
+        history: Sequence[Any],
+        key: str | None,
+        loaded: Remembered | str | None,
+        pinned: Sequence[Any] = (),
+        usage: int | None = None,
     ) -> _Plan:
         if not isinstance(history, Sequence) or isinstance(history, str):
             raise InvalidTypeError(
@@ -307,13 +336,17 @@ class Conversation:
         if key is None or isinstance(loaded, str):
             status: ConversationStatus = "stateless" if key is None else "fallback"
             plan = _Plan(
-                key, status, history, error_code=loaded if isinstance(loaded, str) else None
+                key,
+                status,
+                history,
+                error_code=loaded if isinstance(loaded, str) else None,
+                pinned=pinned,
             )
             plan.candidate = list(history)
             return plan
         seen = [self._fingerprint(message) for message in history]
         previous = loaded
-        plan = _Plan(key, "resynced", history, seen=seen, previous=previous)
+        plan = _Plan(key, "resynced", history, seen=seen, previous=previous, pinned=pinned)
         if previous is not None and seen[: len(previous.seen)] == previous.seen:
             plan.status = "extended"
             plan.candidate = [
@@ -321,47 +354,57 @@ class Conversation:
                 for ref in previous.refs
             ] + list(history[len(previous.seen) :])
             plan.sources = [*previous.refs, *range(len(previous.seen), len(history))]
-            self._check_wait(plan, previous)
+            plan.waiting = previous.wait_chars is not None or previous.wait_tokens is not None
+            if usage is not None and previous.sent_tokens is not None:
+                plan.offset_tokens = _input_tokens(usage) - previous.sent_tokens
         else:
             plan.candidate = list(history)
             plan.sources = list(range(len(history)))
         return plan
 
-    def _check_wait(self, plan: _Plan, previous: Remembered) -> None:
-        """No reduction storm: after a reduction that missed its target, the next one waits
-        until the context has grown by the difference between trigger and target, unless the
-        budget's context budget would be passed."""
-        if previous.wait_chars is None and previous.wait_tokens is None:
-            return
-        measure = measure_of(self.runner)
-        chars = plan.chars = sum(measure.profile(plan.candidate).sizes)
-        tokens = None
-        if measure.counter is not None:
-            tokens = sum(measure.one_message_tokens(message) for message in plan.candidate)
-        wait_tokens = previous.wait_tokens
-        grown = (previous.wait_chars is not None and chars >= previous.wait_chars) or (
-            wait_tokens is not None and tokens is not None and tokens >= wait_tokens
-        )
-        if grown:
-            return
-        budget = self.runner.options.get("budget")
-        if budget is not None and tokens is not None and tokens > budget.context_budget():
-            plan.forced = True
-            return
-        plan.deferred = True
+    def _run(self, plan: _Plan) -> Effects[ContextResult]:
+        """Run the policy on the plan's candidate. While the paid steps wait, the others run
+        first; the paid steps run too when the context grew by the gap since the reduction that
+        missed its target, or when the others cannot bring the prompt under the trigger."""
+        if not plan.waiting:
+            return (yield from self._core(plan, frozenset()))
+        result: ContextResult = yield from self._core(plan, PAID_KINDS)
+        report = result.report
+        if not self._grown(plan, report) and not self._over_trigger(report):
+            plan.held_back = True
+            plan.deferred = report.selection is not None
+            return result
+        plan.forced = not self._grown(plan, report)
+        return (yield from self._core(plan, frozenset()))
 
-    def _fragments(self, plan: _Plan) -> list[Fragment]:
-        return [Fragment(self.fragment_id, messages=plan.candidate)]
-
-    def _idle(self, plan: _Plan) -> ContextResult:
-        """The result of a call on which the policy waits: the candidate, unchanged (measured
-        by the wait check)."""
-        chars = plan.chars if plan.chars is not None else 0
-        report = ContextProcessingReport(
-            mode=self.runner.policy.mode, before_chars=chars, after_chars=chars
+    def _core(self, plan: _Plan, held_back: frozenset[str]) -> Effects[ContextResult]:
+        return runner_core(
+            plan.runner or self.runner,
+            [Fragment(self.fragment_id, messages=plan.candidate)],
+            pinned=plan.pinned,
+            offset_tokens=plan.offset_tokens,
+            held_back=held_back,
         )
-        fragment = Fragment(self.fragment_id, messages=plan.candidate)
-        return ContextResult((fragment,), report, {self.fragment_id: []})
+
+    def _grown(self, plan: _Plan, report: ContextProcessingReport) -> bool:
+        """Whether the prompt grew by the gap between trigger and target since the reduction
+        that missed its target."""
+        previous = plan.previous
+        assert previous is not None
+        if previous.wait_chars is not None and report.before_chars >= previous.wait_chars:
+            return True
+        tokens = report.tokens
+        return (
+            previous.wait_tokens is not None
+            and tokens is not None
+            and tokens.before >= previous.wait_tokens
+        )
+
+    def _over_trigger(self, report: ContextProcessingReport) -> bool:
+        """Whether the prompt stays above a trigger (or the budget) after the run."""
+        limits = limits_of(self.runner)
+        tokens = None if report.tokens is None else report.tokens.after
+        return limits.chars_over(report.after_chars) or limits.tokens_over(tokens)
 
     def _remember(
         self, plan: _Plan, result: ContextResult, save: Callable[[str, Remembered], str | None]
@@ -390,6 +433,8 @@ class Conversation:
         remembered = Remembered(plan.seen, refs, made)
         if plan.previous is not None:
             remembered.version = plan.previous.version
+        if result.report.tokens is not None:
+            remembered.sent_tokens = result.report.tokens.after - plan.offset_tokens
         self._set_wait(remembered, result, plan)
         remembered.size = remembered.estimate_size()
         return remembered
@@ -397,7 +442,10 @@ class Conversation:
     def _set_wait(self, remembered: Remembered, result: ContextResult, plan: _Plan) -> None:
         report = result.report
         acted = any(change.status == "applied" for change in report.changes)
-        if plan.deferred and plan.previous is not None:
+        if not self._paid:
+            return
+        if plan.held_back and plan.previous is not None:
+            # The paid steps were held back: the wait goes on.
             remembered.wait_chars = plan.previous.wait_chars
             remembered.wait_tokens = plan.previous.wait_tokens
         elif acted and not report.target_met:
@@ -475,6 +523,16 @@ def _gap(trigger: int | None, target: int | None) -> int | None:
     if trigger is None or target is None:
         return 1
     return max(1, trigger - target)
+
+
+def _input_tokens(usage: object) -> int:
+    """The input tokens of a provider's count: a number, or a usage with ``input_tokens``."""
+    if isinstance(usage, int) and not isinstance(usage, bool):
+        return usage
+    count = getattr(usage, "input_tokens", None)
+    if isinstance(count, int) and not isinstance(count, bool):
+        return count
+    raise InvalidTypeError("not_a_number", name="usage", type_name=type(usage).__name__)
 
 
 def _check_fragment_id(fragment_id: object) -> None:

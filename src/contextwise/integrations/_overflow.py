@@ -6,8 +6,8 @@ text is read only for the sizes it reports: the context window, the tokens the p
 the output tokens the request reserved. The retry's target is the whole prompt the window leaves
 once the output reserve and a margin are taken out, scaled from what the provider counted to what
 contextwise measures; when the refusal reports no window, it is 10 percent under what was sent. The
-pinned parts (system prompt, instructions, tool definitions) count inside that whole-prompt target:
-the messages get what they leave.
+pinned parts (system prompt, instructions, tool definitions) count inside that whole-prompt target,
+as they do inside the policy's own targets.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from contextwise import ContextProcessingReport, PolicyRunner
 from contextwise.calibration import ModelCounter
+from contextwise.messages import message_text
 from contextwise.policy._runner import measure_of
 
 REPORT_ATTRIBUTE: Final = "contextwise_report"
@@ -131,8 +132,9 @@ class Overflow:
     def runner(
         self, runner: PolicyRunner, messages: Sequence[Any], pinned: Sequence[object]
     ) -> PolicyRunner:
-        """The runner of the retry: the policy in ``reduce`` mode with the forced targets on
-        the messages (the whole-prompt target less the pinned parts, at least 1)."""
+        """The runner of the retry: the policy in ``reduce`` mode with the forced targets, on the
+        whole prompt (the pinned parts count against the targets, as they do for the policy's
+        own)."""
         measure = measure_of(runner)
         chars = sum(measure.profile(list(messages)).sizes)
         pinned_chars = sum(len(_pinned_text(part)) for part in pinned)
@@ -144,11 +146,11 @@ class Overflow:
         share = self.share(whole_tokens)
         self._calibrate(runner, messages, pinned)
         update: dict[str, Any] = {"mode": "reduce"}
-        target_chars = max(1, math.floor((chars + pinned_chars) * share) - pinned_chars)
+        target_chars = max(1, math.floor((chars + pinned_chars) * share))
         # No trigger: the target stands in for it, so the policy acts whenever it is passed.
         update["trigger_chars"], update["target_input_chars"] = None, target_chars
         if whole_tokens is not None:
-            target_tokens = max(1, math.floor(whole_tokens * share) - (pinned_tokens or 0))
+            target_tokens = max(1, math.floor(whole_tokens * share))
             update["trigger_tokens"], update["target_input_tokens"] = None, target_tokens
         policy = runner.policy.model_copy(update=update)
         return PolicyRunner(policy, **runner.options)
@@ -191,4 +193,4 @@ def _pinned_text(part: object) -> str:
         return part
     if isinstance(part, Mapping):
         return json.dumps(part, sort_keys=True, ensure_ascii=False, default=str)
-    return json.dumps(part, ensure_ascii=False, default=str)
+    return message_text(part)  # a framework message (LangChain's system message)

@@ -4,7 +4,7 @@ Install with ``pip install 'contextwise[langchain]'``. Importing this module imp
 raises :class:`~contextwise.MissingDependencyError` when LangChain is not installed.
 """
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Unpack
 
@@ -37,6 +37,7 @@ try:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.tools import BaseTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.config import get_config
 except ImportError as error:
     raise MissingDependencyError(
@@ -49,22 +50,34 @@ __all__ = ["ContextPolicyMiddleware", "recall_tool"]
 class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """A LangChain agent middleware that shows the model the policy's context.
 
-    Before each model call, the request's messages (the conversation, without the system
-    message, which stays outside the policy's reach) go through the policy as the fragment
-    ``fragment_id``, and the model receives the messages that the policy keeps. The agent state
-    is not touched: it keeps every message. A compressor that fails leaves the conversation as it
-    was, and the report says so.
+    Before each model call, the request's messages (the conversation) go through the policy as
+    the fragment ``fragment_id``, and the model receives the messages that the policy keeps. The
+    agent state is not touched: it keeps every message. A compressor that fails leaves the
+    conversation as it was, and the report says so.
+
+    The policy measures the whole prompt: the system message, the tools (as
+    ``convert_to_openai_tool`` writes them) and the schemas of the response format are pinned
+    parts, which count against its triggers and targets and which no step removes (the report's
+    ``pinned_chars``). Put the middleware last in ``create_agent(middleware=[...])``: it is then
+    the innermost one and sees the final request, after the other middleware changed it. When
+    the newest AI message carries ``usage_metadata``, the token measure is the provider's count
+    of the previous prompt plus the estimate of what was added since.
 
     In a run with a thread id (an agent with a checkpointer, invoked with
     ``{"configurable": {"thread_id": ...}}``), the middleware remembers its reductions for that
     thread: the model receives the last reduced context plus the messages new since, and the
     policy reduces again only when that crosses its trigger. Between two reductions the prompt
-    only grows at its end, so the provider's prompt cache holds, and a summary is made once. The
-    history must extend what the middleware saw (decided by the messages' ids); otherwise, after
-    an edit or a rewind, it starts again from the whole history (``resynced`` in the report's
-    ``conversation``). Without a thread id every call starts from the whole history. With
-    ``store``, the memory survives a restart and is shared by workers; a store that fails never
-    ends the run: the call falls back to the whole history, and the report says so.
+    only grows at its end, so the provider's prompt cache holds, and a summary is made once.
+    Above the trigger, the trim, clear and clip steps run at every call; after a reduction that
+    missed its target, a compress or app step runs again only when the others cannot bring the
+    prompt under the trigger, or once the context has grown by the difference between trigger
+    and target. A call that stays above its target says so: ``target_met`` is false, with the
+    shortfall. The history must extend what the middleware saw (decided by the messages' ids);
+    otherwise, after an edit or a rewind, it starts again from the whole history (``resynced``
+    in the report's ``conversation``). Without a thread id every call starts from the whole
+    history. With ``store``, the memory survives a restart and is shared by workers; a store
+    that fails never ends the run: the call falls back to the whole history, and the report
+    says so.
 
     ``wrap_model_call`` serves ``invoke`` and ``stream``; ``awrap_model_call`` serves ``ainvoke``
     and ``astream`` and awaits async compressors, apps and callbacks. Compressors receive and
@@ -160,8 +173,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`; async compressors, apps
         and callbacks are awaited on a private event loop.
         """
-        key, pinned = self._key(request), _pinned(request)
-        messages = self._conversation.fit(request.messages, key, pinned=pinned)
+        key, pinned = self._key(request), _pinned_parts(request)
+        usage = _last_input_tokens(request.messages)
+        messages = self._conversation.fit(request.messages, key, pinned=pinned, usage=usage)
         fitted = request.override(messages=messages)
         outcome: RouteOutcome | None = None
         if self._routing is not None:
@@ -209,8 +223,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The model's response; with a router, its AI message records the route.
         """
-        key, pinned = self._key(request), _pinned(request)
-        messages = await self._conversation.afit(request.messages, key, pinned=pinned)
+        key, pinned = self._key(request), _pinned_parts(request)
+        usage = _last_input_tokens(request.messages)
+        messages = await self._conversation.afit(request.messages, key, pinned=pinned, usage=usage)
         fitted = request.override(messages=messages)
         outcome: RouteOutcome | None = None
         if self._routing is not None:
@@ -242,6 +257,47 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         return None if thread_id is None else f"{self.name}:{thread_id}"
 
 
+def _pinned_parts(request: ModelRequest[Any]) -> list[Any]:
+    """What the model receives besides the conversation, which counts against the policy's
+    limits: the system message, each tool as the OpenAI tool format writes it, and the response
+    format's schemas."""
+    parts: list[Any] = []
+    if request.system_message is not None:
+        parts.append(request.system_message)
+    parts.extend(convert_to_openai_tool(tool) for tool in request.tools)
+    parts.extend(_format_schemas(request.response_format))
+    return parts
+
+
+def _format_schemas(response_format: object) -> list[dict[str, Any]]:
+    """The JSON schemas of a response format: a tool or provider strategy's, or a schema's."""
+    if response_format is None:
+        return []
+    specs = list(getattr(response_format, "schema_specs", None) or ())
+    single = getattr(response_format, "schema_spec", None)
+    if single is not None:
+        specs.append(single)
+    schemas = [spec.json_schema for spec in specs if isinstance(spec.json_schema, dict)]
+    if schemas:
+        return schemas
+    schema = getattr(response_format, "schema", response_format)
+    if isinstance(schema, dict):
+        return [schema]
+    to_json = getattr(schema, "model_json_schema", None)
+    return [to_json()] if callable(to_json) else []
+
+
+def _last_input_tokens(messages: Sequence[Any]) -> int | None:
+    """The input tokens the provider reported for the last model call: the newest AI message's
+    ``usage_metadata``, if it has one."""
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            usage = message.usage_metadata
+            count = None if usage is None else usage.get("input_tokens")
+            return count if isinstance(count, int) and count > 0 else None
+    return None
+
+
 def _routing_context(
     routing: StepRouting[BaseChatModel], request: ModelRequest[Any], fitted: ModelRequest[Any]
 ) -> RoutingContext:
@@ -256,23 +312,6 @@ def _routing_context(
         system="" if system is None else str(system.text),
         tools=[_tool_spec(tool) for tool in fitted.tools],
     )
-
-
-def _pinned(request: ModelRequest[Any]) -> list[object]:
-    """The parts of a request that no step removes: the system message's text and the tools'
-    definitions."""
-    pinned: list[object] = []
-    system = request.system_message
-    if system is not None:
-        pinned.append(str(system.text))
-    for tool in request.tools:
-        if isinstance(tool, dict):
-            pinned.append(tool)
-        else:
-            pinned.append(
-                {"name": tool.name, "description": tool.description, "parameters": tool.args}
-            )
-    return pinned
 
 
 _OVERFLOW = (ContextOverflowError,)

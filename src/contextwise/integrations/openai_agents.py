@@ -42,7 +42,7 @@ from contextwise.integrations._routing import (
 from contextwise.session import SessionStore
 
 try:
-    from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing
+    from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks
     from agents.memory import Session
     from agents.run_config import CallModelData, ModelInputData, RunConfig
     from openai import BadRequestError
@@ -81,12 +81,19 @@ class PolicySession:
     keeps a filter the caller already has). A ``SessionSettings(limit=...)`` then only limits
     what the runner reads: the policy still bounds what the model receives. The items are
     Responses items, each ``reasoning`` item kept with the item that follows it and each
-    ``function_call`` with its output; the instructions are not items, so the policy never sees
-    them. A compressor that fails leaves the input as it was, and the report says so.
+    ``function_call`` with its output. The instructions are not items: they are a pinned part,
+    which counts against the triggers and targets and which no step removes (the filter cannot
+    see the tools). With the run hooks of :meth:`hooks`, the token measure is the provider's
+    count of the previous call plus the estimate of the items added since. A compressor that
+    fails leaves the input as it was, and the report says so.
 
     The filter remembers its reductions per session (the session's id): the model receives the
     last reduced context plus the items new since, and the policy reduces again only when that
-    crosses its trigger, so the provider's prompt cache holds and a summary is made once. An
+    crosses its trigger, so the provider's prompt cache holds and a summary is made once. Above
+    the trigger, the trim, clear and clip steps run at every call; after a reduction that missed
+    its target, a compress or app step runs again only when the others cannot bring the prompt
+    under the trigger, or once the context has grown by the difference between trigger and
+    target. An
     input that does not extend what it saw starts again from the whole input (``resynced`` in
     the report's ``conversation``). With ``store``, the memory survives a restart and is shared
     by workers; a store that fails never ends the run.
@@ -163,6 +170,7 @@ class PolicySession:
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
+        self._input_tokens: int | None = None
         self._conversation = Conversation(
             policy,
             fragment_id,
@@ -183,8 +191,34 @@ class PolicySession:
             The model input, with the items that the policy keeps and the same instructions.
         """
         model_data = data.model_data
-        items = await self._conversation.afit(list(model_data.input), str(self.session_id))
-        return ModelInputData(input=items, instructions=model_data.instructions)
+        instructions = model_data.instructions
+        items = await self._conversation.afit(
+            list(model_data.input),
+            str(self.session_id),
+            pinned=[] if not instructions else [instructions],
+            usage=self._input_tokens,
+        )
+        return ModelInputData(input=items, instructions=instructions)
+
+    def hooks(self, base: RunHooks[Any] | None = None) -> RunHooks[Any]:
+        """Return run hooks that give the policy the provider's count of each model call.
+
+        Pass them to ``Runner.run(..., hooks=...)``: after each model call they keep the
+        response's ``usage.input_tokens``, and the next call's token measure is that count plus
+        the estimate of the items added since (the estimate alone without them).
+
+        Args:
+            base: Run hooks of your own, which the returned hooks call first.
+
+        Returns:
+            Run hooks that record the usage, then call ``base``'s.
+        """
+        return _UsageHooks(self, base if base is not None else RunHooks())
+
+    def _observe(self, response: ModelResponse) -> None:
+        """Keep the input tokens the provider counted for the last model call."""
+        count = response.usage.input_tokens
+        self._input_tokens = count if isinstance(count, int) and count > 0 else None
 
     def run_config(self, base: RunConfig | None = None) -> RunConfig:
         """Return a ``RunConfig`` that applies the policy at every model call.
@@ -506,7 +540,7 @@ class _Call:
             [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
         )
         self.settings = settings
-        pinned: list[object] = [system] if system else []
+        pinned: list[str | Mapping[str, Any]] = [system] if system else []
         pinned += [_tool_definition(tool) for tool in tools]
         pinned += [
             {
@@ -540,6 +574,38 @@ def _tool_definition(tool: object) -> dict[str, Any]:
 def _too_long(error: BaseException) -> bool:
     """Whether the provider refused a call as longer than the model's context window."""
     return isinstance(error, BadRequestError) and too_long(error, ())
+
+
+class _UsageHooks(RunHooks[Any]):
+    """Run hooks that record each model call's usage for a policy session, then call others."""
+
+    def __init__(self, session: PolicySession, base: RunHooks[Any]) -> None:
+        self._session = session
+        self._base = base
+
+    async def on_llm_start(self, *args: Any, **kwargs: Any) -> None:
+        await self._base.on_llm_start(*args, **kwargs)
+
+    async def on_llm_end(
+        self, context: Any, agent: Any, response: ModelResponse, *args: Any, **kwargs: Any
+    ) -> None:
+        self._session._observe(response)
+        await self._base.on_llm_end(context, agent, response, *args, **kwargs)
+
+    async def on_agent_start(self, *args: Any, **kwargs: Any) -> None:
+        await self._base.on_agent_start(*args, **kwargs)
+
+    async def on_agent_end(self, *args: Any, **kwargs: Any) -> None:
+        await self._base.on_agent_end(*args, **kwargs)
+
+    async def on_handoff(self, *args: Any, **kwargs: Any) -> None:
+        await self._base.on_handoff(*args, **kwargs)
+
+    async def on_tool_start(self, *args: Any, **kwargs: Any) -> None:
+        await self._base.on_tool_start(*args, **kwargs)
+
+    async def on_tool_end(self, *args: Any, **kwargs: Any) -> None:
+        await self._base.on_tool_end(*args, **kwargs)
 
 
 _MAX_REMEMBERED = 10_000

@@ -71,8 +71,18 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     (``resynced`` in the report's ``conversation``). With ``store``, the memory survives a
     restart and is shared by workers; a store that fails never ends the run.
 
-    The system prompt parts (``system_prompt=``) are pinned by the policy, and the instructions
-    travel outside the messages, so neither is ever removed; the user prompt that pydantic-ai
+    The policy measures the whole prompt. The system prompt parts (``system_prompt=``) are
+    pinned messages of the history; the instructions (the request parameters'
+    ``instruction_parts``, measured once and not with each request that records them) and the
+    function and output tools are pinned parts of the prompt. All count against the triggers and
+    targets, and none is ever removed. When the newest response reports its ``usage``, the token
+    measure is the provider's count of the previous prompt plus the estimate of what was added
+    since. Above the trigger, the trim, clear and clip steps run at every request; after a
+    reduction that missed its target, a compress or app step runs again only when the others
+    cannot bring the prompt under the trigger, or once the context has grown by the difference
+    between trigger and target.
+
+    The user prompt that pydantic-ai
     sends in the same first request is an ordinary turn, which the policy may remove. A request
     of system parts alone is merged with the request that follows it, so the model never receives
     two requests side by side. A compressor that fails leaves the request
@@ -185,13 +195,21 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             model with the route's ``thinking`` setting.
         """
         found = getattr(ctx, "conversation_id", None)
+        history, originals = _measured_messages(request_context)
         step = _Step(
-            _split_system_parts(request_context.messages),
+            _split_system_parts(history),
             None if found is None else str(found),
-            _pinned(request_context),
+            _pinned_parts(request_context),
+            originals,
         )
-        messages = await self._conversation.afit(step.history, step.key, pinned=step.pinned)
+        messages = await self._conversation.afit(
+            step.history,
+            step.key,
+            pinned=step.pinned,
+            usage=_last_input_tokens(request_context.messages),
+        )
         _bounded(self._steps, (ctx.run_id, ctx.run_step), step)
+        messages = step.restored(messages)
         fitted = replace(request_context, messages=_join_system_parts(messages))
         if self._routing is None:
             return fitted
@@ -276,7 +294,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         step.overflow = overflow
         if not overflow.reduced:
             raise attach(error, overflow)
-        step.retry = _join_system_parts(messages)
+        step.retry = _join_system_parts(step.restored(messages))
         raise RetryModelRequest()
 
     async def prepare_model_request(
@@ -372,9 +390,15 @@ class _Step:
 
     history: list[ModelMessage]
     key: str | None
-    pinned: list[object]
+    pinned: list[Any]
+    originals: dict[int, ModelMessage]
+    """The original of each copy the policy measured (see :func:`_measured_messages`)."""
     overflow: Overflow | None = None
     retry: list[ModelMessage] | None = None
+
+    def restored(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+        """The messages the policy kept, each copy replaced by its original."""
+        return [self.originals.get(id(message), message) for message in messages]
 
 
 _StepKey = tuple[str | None, int]
@@ -386,24 +410,6 @@ def _bounded(table: dict[_StepKey, _T], key: _StepKey, value: _T) -> None:
     table[key] = value
     while len(table) > _MAX_PENDING:
         del table[next(iter(table))]
-
-
-def _pinned(request: ModelRequestContext) -> list[object]:
-    """The parts of a request that no step removes beside the system prompt parts: the
-    instructions and the tools' definitions (function and output tools)."""
-    parameters = request.model_request_parameters
-    pinned: list[object] = [
-        str(part.content) for part in parameters.instruction_parts or () if part.content
-    ]
-    for tool in [*parameters.function_tools, *parameters.output_tools]:
-        pinned.append(
-            {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.parameters_json_schema,
-            }
-        )
-    return pinned
 
 
 def _routing_context(routing: StepRouting[Model], request: ModelRequestContext) -> RoutingContext:
@@ -425,6 +431,61 @@ def _routing_context(routing: StepRouting[Model], request: ModelRequestContext) 
     return routing.context(
         len(responses) + 1, request.messages, previous, system="\n\n".join(system), tools=tools
     )
+
+
+def _measured_messages(
+    request: ModelRequestContext,
+) -> tuple[list[ModelMessage], dict[int, ModelMessage]]:
+    """The messages as the policy measures them, and the original of each copy it made.
+
+    Each request of the history records the run's ``instructions``, but the model receives them
+    once, from the request parameters' ``instruction_parts``, which the policy pins: the copies
+    leave them out, so they are measured once. Without ``instruction_parts`` (a direct model
+    call) the model reads them from the history, and the messages are measured as they are."""
+    if getattr(request.model_request_parameters, "instruction_parts", None) is None:
+        return list(request.messages), {}
+    messages: list[ModelMessage] = []
+    originals: dict[int, ModelMessage] = {}
+    for message in request.messages:
+        if isinstance(message, ModelRequest) and message.instructions is not None:
+            copy = replace(message, instructions=None)
+            originals[id(copy)] = message
+            message = copy
+        messages.append(message)
+    return messages, originals
+
+
+def _pinned_parts(request: ModelRequestContext) -> list[Any]:
+    """What the request carries besides its messages, which counts against the policy's limits:
+    the instructions and the function and output tools (the system prompt parts are pinned
+    messages of the history)."""
+    parameters = request.model_request_parameters
+    parts: list[Any] = [
+        str(part.content) for part in getattr(parameters, "instruction_parts", None) or ()
+    ]
+    tools = [*parameters.function_tools, *getattr(parameters, "output_tools", ())]
+    parts.extend(
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description or "",
+                "parameters": tool.parameters_json_schema,
+            },
+        }
+        for tool in tools
+    )
+    return parts
+
+
+def _last_input_tokens(messages: Sequence[ModelMessage]) -> int | None:
+    """The input tokens the provider reported for the last model call: the newest response's
+    ``usage``, when it counted any."""
+    for message in reversed(messages):
+        if isinstance(message, ModelResponse):
+            count = message.usage.input_tokens
+            return count if count > 0 else None
+    return None
 
 
 def _previous_route(routing: StepRouting[Model], response: ModelResponse) -> object:

@@ -21,6 +21,7 @@ from contextwise.policy._model import (
     FixedSelection,
     SequenceSelection,
 )
+from contextwise.policy._pinned import NOTHING_PINNED, Pinned
 from contextwise.policy._report import ContextProcessingReport, TokenReport, shortfalls
 from contextwise.policy._selection import (
     Limits,
@@ -59,11 +60,15 @@ def run_policy(
     decision_provider: DecisionProvider | None,
     known_sizes: Mapping[str, KnownSizes],
     removed_by: dict[int, str] | None,
+    pinned: Pinned = NOTHING_PINNED,
+    held_back: frozenset[str] = frozenset(),
 ) -> Effects[ContextResult]:
     """Run a policy, checked against its options and fragments, on the fragments.
 
     ``known_sizes`` gives, by fragment id, sizes measured earlier; ``removed_by``, when given,
     is filled with the id of the step that removed each removed item, keyed by its ``id()``.
+    ``pinned`` is the size of what the prompt holds besides the fragments, which counts against
+    the limits; ``held_back`` names the step kinds that do not run this time.
     """
     measure = context.measure
     states: dict[str, FragState] = {
@@ -81,7 +86,7 @@ def run_policy(
     estimated_parts = sum(
         state.profile.estimated_parts for state in states.values() if state.profile
     )
-    runner = Runner(states, limits, context)
+    runner = Runner(states, limits, context, pinned)
     before_chars, before_tokens = runner.chars, runner.tokens
     over = limits.chars_over(before_chars) or limits.tokens_over(before_tokens)
     if policy.mode == "validate":
@@ -90,7 +95,8 @@ def run_policy(
     present = {fragment.id for fragment in fragments}
     skipped = tuple(step.id for step in policy.steps if step.fragment_id not in present)
     if acted:
-        yield from _select(runner, policy, decision_provider, set(skipped))
+        held = {step.id for step in policy.steps if step.kind in held_back}
+        yield from _select(runner, policy, decision_provider, {*skipped, *held})
     report = _report(
         policy,
         runner,
@@ -150,6 +156,8 @@ def _report(
         target_met=not (short_chars or short_tokens),
         shortfall_chars=short_chars,
         shortfall_tokens=short_tokens,
+        pinned_chars=runner.pinned.chars,
+        pinned_tokens=runner.pinned.tokens,
     )
 
 

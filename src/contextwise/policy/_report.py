@@ -57,11 +57,13 @@ class TokenReport(PolicyModel):
     """The ``id`` of the token counter that measured."""
 
     before: _Count
-    """The tokens of the fragments before processing."""
+    """The tokens of the fragments before processing, pinned parts included; after a model
+    call that the provider counted, its count of that prompt plus the estimate of what was
+    added since."""
 
     after: _Count
-    """The tokens of the fragments after processing (for ``audit``: after the changes it
-    reports)."""
+    """The tokens of the fragments after processing, pinned parts included (for ``audit``:
+    after the changes it reports)."""
 
     input_limit: int | None = None
     """The token target that applied: the smaller of ``target_input_tokens`` and the context budget
@@ -181,12 +183,13 @@ class ConversationReport(PolicyModel):
     """How the context was built: ``stateless``, ``extended``, ``resynced`` or ``fallback``."""
 
     deferred: bool = False
-    """Whether the policy did not run because the last reduction could not reach its target and
-    the context has not grown by the difference between trigger and target since."""
+    """Whether the paid steps (``compress``, ``app``) were held back: the last reduction could
+    not reach its target, the context has not grown by the difference between trigger and
+    target since, and the other steps brought the prompt under the trigger."""
 
     forced: bool = False
-    """Whether the policy ran during such a wait because the budget's context budget would
-    otherwise have been passed."""
+    """Whether the paid steps ran during such a wait because the other steps could not bring
+    the prompt under a trigger or the budget's context budget."""
 
     error_code: str | None = None
     """The code of the store error that made the integration fall back, or did not let it
@@ -247,10 +250,10 @@ class ContextProcessingReport(PolicyModel):
     """The selection decisions, kept for auditing the ``auto`` and ``model`` choices."""
 
     before_chars: _Count
-    """The characters of all fragments before processing."""
+    """The characters of all fragments before processing, pinned parts included."""
 
     after_chars: _Count
-    """The characters of all fragments after processing."""
+    """The characters of all fragments after processing, pinned parts included."""
 
     tokens: TokenReport | None = None
     """The token measurement, present only when a token counter was given."""
@@ -275,6 +278,14 @@ class ContextProcessingReport(PolicyModel):
     shortfall_tokens: _Count = 0
     """How many tokens above the token target the context stayed; 0 when it is met or there is
     no token target."""
+
+    pinned_chars: _Count = 0
+    """The characters of the pinned parts: what the prompt holds besides the fragments (a
+    system prompt, instructions, tool definitions), which counts against the triggers and
+    targets and which no step removes; 0 without them."""
+
+    pinned_tokens: int | None = None
+    """The tokens of the pinned parts, when a token counter was given."""
 
     conversation: ConversationReport | None = None
     """How an integration built the context from what it remembered; ``None`` outside the

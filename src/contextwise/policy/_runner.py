@@ -22,6 +22,8 @@ from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy._engine import AppMutation, Compressor, run_policy
 from contextwise.policy._fragments import ContextResult, Fragment, coerce_fragments
 from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy, token_limits
+from contextwise.policy._pinned import PinnedPart, measure_pinned
+from contextwise.policy._selection import Limits, effective_limits
 from contextwise.policy._steps import KnownSizes, Measure, StepContext
 from contextwise.policy._validation import check_fragments, validate_context_policy
 from contextwise.shapes import PartEstimate
@@ -277,17 +279,25 @@ def runner_core(
     fragments: object,
     known_sizes: Mapping[str, KnownSizes] | None = None,
     removed_by: dict[int, str] | None = None,
+    *,
+    pinned: Sequence[PinnedPart] = (),
+    offset_tokens: int = 0,
+    held_back: frozenset[str] = frozenset(),
 ) -> Effects[ContextResult]:
     """The core of a runner's ``process`` and ``aprocess``, for any driver.
 
     Two hooks serve sessions, which measure each message once, when it is added:
     ``known_sizes`` gives, by fragment id, sizes measured earlier, and ``removed_by``, when
     given, is filled with the id of the step that removed each removed item, keyed by the item's
-    ``id()``.
+    ``id()``. ``pinned`` holds the parts of the prompt that count against the limits and that no
+    step removes (see :func:`~contextwise.policy._pinned.measure_pinned`); ``offset_tokens``
+    corrects the token measure by the provider's own count; ``held_back`` names step kinds that
+    do not run this time.
     """
     items = coerce_fragments(fragments)
     check_fragments(runner.policy, items)
     bound = runner._bound
+    measured = measure_pinned(pinned, bound.context.measure, offset_tokens)
     result: ContextResult = yield from run_policy(
         runner.policy,
         items,
@@ -296,8 +306,22 @@ def runner_core(
         bound.decision_provider,
         known_sizes or {},
         removed_by,
+        measured,
+        held_back,
     )
     return result
+
+
+def limits_of(runner: PolicyRunner) -> Limits:
+    """The effective triggers and targets of a runner: the policy's, capped by the budget."""
+    policy = runner.policy
+    return effective_limits(
+        policy.trigger_chars,
+        policy.target_input_chars,
+        policy.trigger_tokens,
+        policy.target_input_tokens,
+        runner._bound.budget_limit,
+    )
 
 
 def measure_of(runner: PolicyRunner) -> Measure:

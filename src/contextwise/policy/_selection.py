@@ -26,6 +26,7 @@ from contextwise.policy._model import (
     ModelSelection,
     SelectionMode,
 )
+from contextwise.policy._pinned import NOTHING_PINNED, Pinned
 from contextwise.policy._report import ContextChange, ContextDecision
 from contextwise.policy._steps import (
     Candidate,
@@ -107,8 +108,15 @@ def effective_limits(
 class Runner:
     """The mutable state of one run: fragment states, changes, decisions and removals."""
 
-    def __init__(self, states: dict[str, FragState], limits: Limits, context: StepContext) -> None:
+    def __init__(
+        self,
+        states: dict[str, FragState],
+        limits: Limits,
+        context: StepContext,
+        pinned: Pinned = NOTHING_PINNED,
+    ) -> None:
         self.states = states
+        self.pinned = pinned
         self.limits = limits
         self.context = context
         self.changes: list[ContextChange] = []
@@ -122,15 +130,17 @@ class Runner:
 
     @property
     def chars(self) -> int:
-        """The characters of all fragments now."""
-        return sum(state.chars for state in self.states.values())
+        """The characters of the whole prompt now: all fragments and the pinned parts."""
+        return self.pinned.chars + sum(state.chars for state in self.states.values())
 
     @property
     def tokens(self) -> int | None:
-        """The tokens of all fragments now, or ``None`` without a counter."""
+        """The tokens of the whole prompt now (all fragments, the pinned parts and the
+        provider's correction), or ``None`` without a counter."""
         if self.context.measure.counter is None:
             return None
-        return sum(state.tokens or 0 for state in self.states.values())
+        fragments = sum(state.tokens or 0 for state in self.states.values())
+        return max(0, fragments + (self.pinned.tokens or 0) + self.pinned.offset_tokens)
 
     def met(self) -> bool:
         """Whether the targets are met."""

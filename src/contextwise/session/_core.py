@@ -248,7 +248,7 @@ class ContextSession:
         """
         return await run_async(self._add(messages, idempotency_key, self._store))
 
-    def context(self) -> ContextResult:
+    def context(self, *, pinned: Sequence[str | Mapping[str, Any]] = ()) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
 
         Examples:
@@ -258,14 +258,25 @@ class ContextSession:
             >>> session.context().report.before_chars
             6
         """
-        return run_sync(self._context(self._store))
+        return run_sync(self._context(self._store, pinned))
 
-    async def acontext(self) -> ContextResult:
+    async def acontext(
+        self, *, pinned: Sequence[str | Mapping[str, Any]] = ()
+    ) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
 
         The policy runs on the context as the last stored reduction left it, plus the messages
         added since. When it changes the context (``reduce`` mode), the new context and the
         archive entries are stored in one transaction, so the next call starts from them.
+
+        The pinned parts are what the model call holds besides the session's messages: they
+        are given at each call, since a system prompt or a tool list may change between calls,
+        count against the triggers and targets, are never stored and are never removed.
+
+        Args:
+            pinned: The parts of the prompt besides the messages: a text (a system prompt,
+                instructions), a message (a mapping with a ``role``), or a tool or schema
+                definition (any other mapping, measured by its canonical JSON).
 
         Returns:
             The result of the policy: the context for the next model call in the fragment
@@ -286,7 +297,7 @@ class ContextSession:
             >>> asyncio.run(session.acontext()).report.before_chars
             6
         """
-        return await run_async(self._context(self._store))
+        return await run_async(self._context(self._store, pinned))
 
     def messages(self) -> list[Any]:
         """Return the messages of the session's current context.
@@ -649,7 +660,9 @@ class ContextSession:
         yield from self._refresh(store)
         return list(self._cache.messages)
 
-    def _context(self, store: Any) -> Effects[ContextResult]:
+    def _context(
+        self, store: Any, pinned: Sequence[str | Mapping[str, Any]] = ()
+    ) -> Effects[ContextResult]:
         yield from self._refresh(store)
         cache = self._cache
         fragment = Fragment(self._fragment_id, messages=cache.messages)
@@ -657,7 +670,7 @@ class ContextSession:
         known = KnownSizes(chars=cache.chars, tokens=tokens, roles=cache.roles)
         removed_by: dict[int, str] = {}
         result = yield from runner_core(
-            self._runner, [fragment], {self._fragment_id: known}, removed_by
+            self._runner, [fragment], {self._fragment_id: known}, removed_by, pinned=pinned
         )
         yield from self._record_spent(result, store)
         if self._runner.policy.mode != "reduce" or not any(
