@@ -564,3 +564,23 @@ def test_agents_sdk_refused_stream_is_reduced_and_sent_once_more() -> None:
     first, retry = provider.sent
     assert first // 4 > WINDOW >= retry // 4
     assert [result.report.conversation.overflow for result in results] == [False, True]
+
+
+def test_agents_sdk_model_measures_with_the_providers_count_of_the_last_call() -> None:
+    from contextwise import EstimateCounter
+    from contextwise.integrations.openai_agents import PolicyModel
+
+    provider = Provider(openai_refusal, CHAT_OK)  # every answer counts 10 input tokens
+    results: list[ContextResult] = []
+    policy = {"mode": "audit", "trigger_tokens": 100_000}
+    model = PolicyModel(
+        agents_model(provider), policy, on_result=results.append, counter=EstimateCounter()
+    )
+    items = history_dicts(2)
+    run_agent(model, items)
+    following = [*items, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "?"}]
+    run_agent(model, following)
+    first, second = (result.report.tokens for result in results)
+    assert first is not None and second is not None
+    # The second call's measure is the provider's 10 tokens plus the two items added since.
+    assert second.before < 40 < first.before

@@ -311,6 +311,10 @@ class PolicyModel(Model):
     SDK's own error, with the report of the retry's reduction as its ``contextwise_report``
     attribute. A stream is retried only when the refusal comes before its first event.
 
+    After each call, the model keeps the provider's count of its input tokens (the response's
+    ``usage``): with a counter, the next call of the conversation measures its tokens as that
+    count plus the estimate of the items added since.
+
     Args:
         model: The Agents SDK model that serves the calls (an ``OpenAIResponsesModel``, an
             ``OpenAIChatCompletionsModel``, a :class:`RoutedModel`...).
@@ -359,6 +363,8 @@ class PolicyModel(Model):
     ) -> None:
         require_instance(model, Model, "model", "Model")
         self._model = model
+        self._counted: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
         self._conversation = Conversation(
             policy,
             fragment_id,
@@ -411,10 +417,12 @@ class PolicyModel(Model):
         """
         call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
         key = None if previous_response_id or conversation_id else call.key()
-        fitted = await self._conversation.afit(call.items, key, pinned=call.pinned)
+        fitted = await self._conversation.afit(
+            call.items, key, pinned=call.pinned, usage=self._usage(key)
+        )
 
         async def send(items: list[Any]) -> ModelResponse:
-            return await self._model.get_response(
+            response = await self._model.get_response(
                 system_instructions,
                 items,
                 model_settings,
@@ -426,6 +434,8 @@ class PolicyModel(Model):
                 conversation_id=conversation_id,
                 prompt=prompt,
             )
+            self._count(key, response.usage)
+            return response
 
         try:
             return await send(fitted)
@@ -473,7 +483,9 @@ class PolicyModel(Model):
         """
         call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
         key = None if previous_response_id or conversation_id else call.key()
-        fitted = await self._conversation.afit(call.items, key, pinned=call.pinned)
+        fitted = await self._conversation.afit(
+            call.items, key, pinned=call.pinned, usage=self._usage(key)
+        )
 
         def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
             return self._model.stream_response(
@@ -493,6 +505,7 @@ class PolicyModel(Model):
         try:
             async for event in send(fitted):
                 started = True
+                self._counted_event(key, event)
                 yield event
         except BadRequestError as error:
             if started:
@@ -500,6 +513,7 @@ class PolicyModel(Model):
             overflow = await self._refit(error, call, key)
             try:
                 async for event in send(overflow[1]):
+                    self._counted_event(key, event)
                     yield event
             except BadRequestError as again:
                 raise (attach(again, overflow[0]) if _too_long(again) else again) from None
@@ -507,6 +521,29 @@ class PolicyModel(Model):
     async def close(self) -> None:
         """Close the wrapped model."""
         await self._model.close()
+
+    def _usage(self, key: str | None) -> int | None:
+        """The provider's count of the input tokens of the conversation's last call."""
+        if key is None:
+            return None
+        with self._lock:
+            return self._counted.get(key)
+
+    def _count(self, key: str | None, usage: object) -> None:
+        """Keep the provider's count of a call's input tokens (a bounded table)."""
+        count = getattr(usage, "input_tokens", None)
+        if key is None or not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+            return
+        with self._lock:
+            self._counted[key] = count
+            self._counted.move_to_end(key)
+            while len(self._counted) > _MAX_REMEMBERED:
+                self._counted.popitem(last=False)
+
+    def _counted_event(self, key: str | None, event: object) -> None:
+        """Keep the input tokens of a stream's completed response."""
+        if getattr(event, "type", None) == "response.completed":
+            self._count(key, getattr(getattr(event, "response", None), "usage", None))
 
     async def _refit(
         self, error: BadRequestError, call: _Call, key: str | None
