@@ -584,3 +584,32 @@ def test_agents_sdk_model_measures_with_the_providers_count_of_the_last_call() -
     assert first is not None and second is not None
     # The second call's measure is the provider's 10 tokens plus the two items added since.
     assert second.before < 40 < first.before
+
+
+def test_the_retry_keeps_the_window_less_the_output_reserve_and_a_margin() -> None:
+    from contextwise.integrations._overflow import FALLBACK_SHARE, Overflow
+
+    refused = Refusal(limit=128_000, sent=130_532)
+    assert Overflow(refused).share(None) == (128_000 - 6_400) / 130_532
+    # The output the request reserved: the refusal's own figure, else the integration's.
+    assert Overflow(refused, reserve=8_000).share(None) == (128_000 - 8_000 - 6_400) / 130_532
+    with_output = Refusal(limit=200_000, sent=197_202, output=21_333)
+    assert Overflow(with_output, reserve=1).share(None) == (200_000 - 21_333 - 10_000) / 197_202
+    # No window reported: 10 percent under what was sent.
+    assert Overflow(Refusal()).share(5_000) == FALLBACK_SHARE
+    # Without the provider's count, contextwise's own measure of the whole prompt stands in.
+    assert Overflow(Refusal(limit=1_000)).share(2_000) == (1_000 - 50) / 2_000
+
+
+def test_a_reduce_policy_without_limits_acts_on_a_refusal() -> None:
+    from contextwise.integrations.openai_agents import PolicyModel
+
+    provider = Provider(openai_refusal, CHAT_OK)
+    results: list[ContextResult] = []
+    trim = {"id": "turns", "kind": "trim", "fragment_id": "history"}
+    policy = {"mode": "reduce", "steps": [trim]}
+    model = PolicyModel(agents_model(provider), policy, on_result=results.append)
+    assert run_agent(model, history_dicts()).final_output == "ok"
+    first, retry = provider.sent
+    assert first // 4 > WINDOW >= retry // 4
+    assert results[-1].report.conversation.overflow
