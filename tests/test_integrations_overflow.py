@@ -613,3 +613,17 @@ def test_a_reduce_policy_without_limits_acts_on_a_refusal() -> None:
     first, retry = provider.sent
     assert first // 4 > WINDOW >= retry // 4
     assert results[-1].report.conversation.overflow
+
+
+def test_an_audit_policy_changes_nothing_on_a_refusal() -> None:
+    from openai import BadRequestError
+
+    from contextwise.integrations.openai_agents import PolicyModel
+
+    provider = Provider(openai_refusal, CHAT_OK)
+    model = PolicyModel(agents_model(provider), {"mode": "audit", "trigger_chars": 100})
+    with pytest.raises(BadRequestError) as raised:
+        run_agent(model, history_dicts())
+    assert len(provider.sent) == 1  # not retried
+    report = raised.value.contextwise_report  # type: ignore[attr-defined]
+    assert report.mode == "audit" and report.conversation.overflow

@@ -107,8 +107,6 @@ class Overflow:
     reserve: int | None = None
     """The output tokens the request reserves, when the integration knows them (the refusal's
     own figure wins)."""
-    model: str | None = None
-    """The model's name, for a bound :class:`~contextwise.CalibratedCounter`."""
     report: ContextProcessingReport | None = field(default=None)
     """The report of the retry's reduction, set by the conversation."""
 
@@ -132,9 +130,13 @@ class Overflow:
     def runner(
         self, runner: PolicyRunner, messages: Sequence[Any], pinned: Sequence[object]
     ) -> PolicyRunner:
-        """The runner of the retry: the policy in ``reduce`` mode with the forced targets, on the
-        whole prompt (the pinned parts count against the targets, as they do for the policy's
-        own)."""
+        """The runner of the retry: the policy with the forced targets, on the whole prompt (the
+        pinned parts count against the targets, as they do for the policy's own). A policy in
+        ``audit`` or ``validate`` mode changes nothing, here too: its runner is kept, and the
+        call is not retried."""
+        self._calibrate(runner, messages, pinned)
+        if runner.policy.mode != "reduce":
+            return runner
         measure = measure_of(runner)
         chars = sum(measure.profile(list(messages)).sizes)
         pinned_chars = sum(len(_pinned_text(part)) for part in pinned)
@@ -144,8 +146,7 @@ class Overflow:
             pinned_tokens = sum(measure.text_tokens(_pinned_text(part)) for part in pinned)
         whole_tokens = None if tokens is None else tokens + (pinned_tokens or 0)
         share = self.share(whole_tokens)
-        self._calibrate(runner, messages, pinned)
-        update: dict[str, Any] = {"mode": "reduce"}
+        update: dict[str, Any] = {}
         target_chars = max(1, math.floor((chars + pinned_chars) * share))
         # No trigger: the target stands in for it, so the policy acts whenever it is passed.
         update["trigger_chars"], update["target_input_chars"] = None, target_chars
@@ -164,8 +165,10 @@ class Overflow:
         if not isinstance(counter, ModelCounter) or sent is None or sent <= 0:
             return
         request = {
-            "system": "\n\n".join(part for part in pinned if isinstance(part, str)),
-            "tools": [part for part in pinned if not isinstance(part, str)],
+            "system": "\n\n".join(
+                _pinned_text(part) for part in pinned if not isinstance(part, Mapping)
+            ),
+            "tools": [part for part in pinned if isinstance(part, Mapping)],
             "messages": list(messages),
         }
         counter.observe(request, {"input_tokens": sent})
@@ -178,7 +181,7 @@ def attach(error: BaseException, overflow: Overflow) -> BaseException:
     setattr(error, REPORT_ATTRIBUTE, report)
     if report is not None:
         # In English, for operators, like the policy's log records; the report holds the numbers.
-        outcome = "retried, and refused again" if overflow.reduced else "nothing to remove"
+        outcome = "retried, and refused again" if overflow.reduced else "nothing removed"
         error.add_note(
             "contextwise: after the provider refused the prompt as too long, the messages were "
             f"reduced from {report.before_chars} to {report.after_chars} characters "
