@@ -739,6 +739,8 @@ def test_the_report_round_trips_through_json_in_both_spellings() -> None:
         "shortfallChars",
         "shortfallTokens",
         "skippedSteps",
+        "pinnedChars",
+        "pinnedTokens",
         "conversation",
     }
 

@@ -113,6 +113,30 @@ def test_langchain_the_system_prompt_and_tools_count_against_the_trigger() -> No
         assert abs(result.report.after_chars - size) <= 100
 
 
+def test_langchain_the_innermost_middleware_measures_the_final_request() -> None:
+    from langchain.agents.middleware import wrap_model_call
+    from langchain_core.messages import SystemMessage
+
+    extra = "Always cite the source document. " * 100
+
+    @wrap_model_call
+    def add_rules(request: Any, handler: Any) -> Any:
+        # An outer middleware changes the system message after the agent built the request.
+        system = SystemMessage(f"{request.system_message.content}\n{extra}")
+        return handler(request.override(system_message=system))
+
+    results: list[ContextResult] = []
+    middleware = ContextPolicyMiddleware(fits_policy(), on_result=results.append)
+    model = RecordingChatModel(messages=fetch_replies(FIT_SIZES))
+    agent = create_agent(
+        model, tools=[fetch], system_prompt=SYSTEM, middleware=[add_rules, middleware]
+    )
+    agent.invoke({"messages": [HumanMessage("Read the documents.")]})
+    # Listed last, the middleware is the innermost one: it measured the final system message.
+    assert all(result.report.pinned_chars >= len(SYSTEM) + len(extra) for result in results)
+    assert max(prompt_sizes(model.seen)) <= TRIGGER
+
+
 # --- item 2: exact where the provider says so ----------------------------------------------------
 
 
@@ -200,6 +224,7 @@ def pydantic_ai_loop(
     *,
     conversation: str | None = "c1",
     usage: int | None = None,
+    instructions: str | None = SYSTEM,
     **options: Any,
 ) -> tuple[ScriptedFunction, list[ContextResult]]:
     from pydantic_ai import Agent
@@ -210,7 +235,7 @@ def pydantic_ai_loop(
     results: list[ContextResult] = []
     capability = ContextPolicyCapability(policy, on_result=results.append, **options)
     function = ScriptedFunction(sizes, usage)
-    agent = Agent(FunctionModel(function), instructions=SYSTEM, capabilities=[capability])
+    agent = Agent(FunctionModel(function), instructions=instructions, capabilities=[capability])
 
     @agent.tool_plain
     def fetch(size: int) -> str:
@@ -241,12 +266,14 @@ def test_pydantic_ai_a_reported_input_count_replaces_the_estimate_of_the_previou
         assert exact.before == 9_000 + (alone.before - previous.after)
 
 
-def test_pydantic_ai_no_call_above_the_trigger_where_a_stateless_run_is_under_it() -> None:
-    remembered, results = pydantic_ai_loop(storm_policy(), STORM_SIZES)
-    stateless, _ = pydantic_ai_loop(storm_policy(), STORM_SIZES, conversation=None)
-    assert len(remembered.messages) == len(stateless.messages) == len(STORM_SIZES) + 1
-    pairs = zip(remembered.prompts, stateless.prompts, strict=True)
-    assert [n for n, (a, b) in enumerate(pairs) if a > 100_000 >= b] == []
+def test_pydantic_ai_no_call_above_the_trigger_after_a_reduction_that_missed_its_target() -> None:
+    # pydantic-ai gives every run a conversation id, so there is no stateless run to compare
+    # with: the bound is the one a stateless run meets here (1 call of 49, as in the review),
+    # above the trigger only where the three newest results alone are above it.
+    function, results = pydantic_ai_loop(storm_policy(), STORM_SIZES, instructions=None)
+    assert len(function.prompts) == len(STORM_SIZES) + 1
+    above = [n for n, size in enumerate(function.prompts) if size > 100_000]
+    assert above == [3], above
     assert sum(1 for result in results if result.report.changes) < len(results) // 2
 
 
@@ -425,10 +452,16 @@ def test_prepare_step_counts_the_pinned_parts_against_the_policy_and_the_budget(
 
     history = chat(6)
     system = "Answer in one sentence. " * 8
-    plain = prepare_step(TRIM, [Fragment("history", messages=history)], model="m", step=1,
-                         window=100_000)
-    pinned = prepare_step(TRIM, [Fragment("history", messages=history)],
-                          model=ModelSpec(name="m", window=100_000), step=1, pinned=[system])
+    plain = prepare_step(
+        TRIM, [Fragment("history", messages=history)], model="m", step=1, window=100_000
+    )
+    pinned = prepare_step(
+        TRIM,
+        [Fragment("history", messages=history)],
+        model=ModelSpec(name="m", window=100_000),
+        step=1,
+        pinned=[system],
+    )
     assert plain.report.changes == ()
     assert pinned.report.pinned_chars == len(system) and pinned.report.changes
     assert pinned.plan.used >= (pinned.report.pinned_tokens or 0) > 0
@@ -447,3 +480,114 @@ def test_a_pinned_part_of_the_wrong_type_is_a_coded_error() -> None:
     with pytest.raises(InvalidTypeError) as text:
         session.context(pinned="Be brief.")
     assert text.value.code == "not_a_collection"
+
+
+# --- item 6: refused early -----------------------------------------------------------------------
+
+
+IDLE = {"mode": "reduce", "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}]}
+
+
+def test_a_reduce_policy_that_can_never_act_is_refused_when_it_is_bound() -> None:
+    import pytest
+
+    from contextwise import ContextBudget, ContextPolicy, PolicyConfigurationError, process_context
+    from contextwise.session import ContextSession, MemoryStore
+    from support.errors import assert_translated
+
+    attempts = [
+        lambda: ContextPolicy.model_validate(IDLE).bind(),
+        lambda: process_context(IDLE, []),
+        lambda: ContextSession(IDLE, MemoryStore(), "idle"),
+        lambda: ContextPolicy.model_validate(IDLE)
+        .bind(counter=EstimateCounter(), budget=ContextBudget(1_000, 100))
+        .replace(budget=None),
+    ]
+    for attempt in attempts:
+        with pytest.raises(PolicyConfigurationError) as caught:
+            attempt()
+        assert caught.value.code == "reduce_never_acts"
+        assert_translated(caught.value)
+    # With a budget it acts; in audit mode it only reports.
+    ContextPolicy.model_validate(IDLE).bind(
+        counter=EstimateCounter(), budget=ContextBudget(1_000, 100)
+    )
+    ContextPolicy.model_validate({**IDLE, "mode": "audit"}).bind()
+
+
+def test_a_reduce_policy_without_limits_is_accepted_by_the_integrations() -> None:
+    from contextwise.integrations.openai_agents import PolicySession
+
+    ContextPolicyMiddleware(IDLE)
+    PolicySession(_sqlite_session(), IDLE)
+
+
+def _sqlite_session() -> Any:
+    from agents import SQLiteSession
+
+    return SQLiteSession("idle")
+
+
+class LimitedChatModel(RecordingChatModel):
+    """A chat model with its own output limit, as ``ChatAnthropic.max_tokens``."""
+
+    max_tokens: int | None = None
+
+
+def test_an_anthropic_route_with_effort_takes_the_chat_models_own_max_tokens() -> None:
+    from langchain.agents.middleware import wrap_model_call
+
+    from contextwise import ModelSpec, RuleRouter
+
+    spec = ModelSpec(name="claude-sonnet-4-5", api="anthropic", effort="high")
+    router = RuleRouter([], default="claude", models={"claude": spec})
+    settings: list[dict[str, Any]] = []
+
+    @wrap_model_call
+    def record(request: Any, handler: Any) -> Any:
+        settings.append(dict(request.model_settings))
+        return handler(request)
+
+    chat = LimitedChatModel(messages=iter([AIMessage("Hello.")]), max_tokens=20_000)
+    middleware = ContextPolicyMiddleware(
+        {"mode": "audit", "trigger_chars": 10**6}, router=router, models={"claude": chat}
+    )
+    agent = create_agent(chat, middleware=[middleware, record])
+    agent.invoke({"messages": [HumanMessage("Hi")]})
+    assert settings[0]["max_tokens"] == 20_000
+    assert settings[0]["thinking"]["type"] == "enabled"
+
+
+def test_an_anthropic_route_with_effort_and_no_output_limit_is_refused_at_construction() -> None:
+    import pytest
+
+    from contextwise import ModelSpec, RoutingConfigurationError, RuleRouter
+    from support.errors import assert_translated
+
+    spec = ModelSpec(name="claude-sonnet-4-5", api="anthropic", effort="high")
+    router = RuleRouter([], default="claude", models={"claude": spec})
+    chat = LimitedChatModel(messages=iter([]))
+    with pytest.raises(RoutingConfigurationError) as caught:
+        ContextPolicyMiddleware({"mode": "audit"}, router=router, models={"claude": chat})
+    assert caught.value.code == "missing_output_limit"
+    assert_translated(caught.value)
+
+
+def test_langchain_the_response_format_schema_is_pinned() -> None:
+    from langchain.agents.middleware import ModelRequest
+    from langchain.agents.structured_output import ProviderStrategy, ToolStrategy
+    from pydantic import BaseModel
+
+    from contextwise.integrations import langchain as integration
+
+    class Weather(BaseModel):
+        """The weather in a city."""
+
+        city: str
+        degrees: int
+
+    schema = Weather.model_json_schema()
+    model = RecordingChatModel(messages=iter([]))
+    for response_format in (ToolStrategy(Weather), ProviderStrategy(Weather), Weather):
+        request = ModelRequest(model=model, messages=[], response_format=response_format)
+        assert integration._pinned_parts(request) == [schema]

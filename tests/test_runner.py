@@ -99,7 +99,7 @@ def test_bind_returns_a_runner_whose_process_and_aprocess_agree_with_the_shortcu
 def test_replace_gives_a_runner_for_another_budget_and_leaves_the_first_unchanged() -> None:
     fragments = [Fragment("history", messages=history(20))]
     runner = ContextPolicy.model_validate(
-        {**TRIM, "target_input_chars": None, "trigger_chars": None}
+        {**TRIM, "target_input_chars": None, "trigger_chars": None, "trigger_tokens": 10**6}
     ).bind(counter=EstimateCounter())
     small = runner.replace(budget=ContextBudget(100, 10, safety=0))
 

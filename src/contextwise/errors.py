@@ -984,6 +984,11 @@ class PolicyConfigurationError(InvalidValueError):
 
     messages: ClassVar[Mapping[str, Message]] = {
         "duplicate_step_id": N_("The step id '{step_id}' appears more than once in the policy."),
+        "reduce_never_acts": N_(
+            "A policy in reduce mode with no trigger, no target and no budget never acts: give "
+            "trigger_chars, target_input_chars, trigger_tokens or target_input_tokens, or a "
+            "budget."
+        ),
         "trigger_not_above_target": N_(
             "{trigger_name} ({trigger}) must be greater than {target_name} ({target})."
         ),

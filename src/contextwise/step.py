@@ -275,7 +275,7 @@ def prepare_step(
     """
     return run_sync(
         _core(
-            as_runner(policy, options, defaults=_STEP_DEFAULTS),
+            as_runner(policy, options, defaults=_STEP_DEFAULTS, can_idle=True),
             fragments,
             _StepOptions(
                 _step_router(router, model),
@@ -422,7 +422,7 @@ async def aprepare_step(
     """
     return await run_async(
         _core(
-            as_runner(policy, options, defaults=_STEP_DEFAULTS),
+            as_runner(policy, options, defaults=_STEP_DEFAULTS, can_idle=True),
             fragments,
             _StepOptions(
                 _step_router(router, model),

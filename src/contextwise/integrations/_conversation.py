@@ -200,7 +200,8 @@ class Conversation:
                 constraint="an integer above 0",
                 value=repr(max_memory_bytes),
             )
-        self.runner = as_runner(policy, options, defaults=INTEGRATION_DEFAULTS)
+        # A reduce policy without limits is accepted here: it acts on a provider's overflow.
+        self.runner = as_runner(policy, options, defaults=INTEGRATION_DEFAULTS, can_idle=True)
         check_fragments(self.runner.policy, [Fragment(fragment_id, messages=[])])
         self.fragment_id = fragment_id
         self.on_result = on_result

@@ -16,6 +16,7 @@ from contextwise import (
     PolicyRunner,
     RouteOutcome,
     Router,
+    RoutingConfigurationError,
     RoutingContext,
     RunnerOptions,
 )
@@ -126,7 +127,11 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
             ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
             ``models`` is not a mapping with one chat model per label of the router (codes
-            ``framework_models_not_mapping``, ``framework_models_mismatch``).
+            ``framework_models_not_mapping``, ``framework_models_mismatch``), or an
+            ``anthropic`` spec that a route may send with an effort declares no
+            ``max_output_tokens`` and its chat model no ``max_tokens`` (code
+            ``missing_output_limit``): otherwise the chat model's own ``max_tokens`` is the
+            output limit of the route's thinking settings.
 
     Examples:
         >>> from contextwise.integrations.langchain import ContextPolicyMiddleware
@@ -153,6 +158,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> None:
         super().__init__()
         self._routing: StepRouting[BaseChatModel] | None = step_routing(router, models, "LangChain")
+        self._output_limits = _output_limits(self._routing)
         self._conversation = Conversation(
             policy,
             fragment_id,
@@ -180,7 +186,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         outcome: RouteOutcome | None = None
         if self._routing is not None:
             outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
-            fitted = _routed(fitted, outcome, model)
+            fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
             response = handler(fitted)
         except Exception as error:
@@ -231,7 +237,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if self._routing is not None:
             context = _routing_context(self._routing, request, fitted)
             outcome, model = await self._routing.aroute(context)
-            fitted = _routed(fitted, outcome, model)
+            fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
             response = await handler(fitted)
         except Exception as error:
@@ -280,7 +286,10 @@ def _format_schemas(response_format: object) -> list[dict[str, Any]]:
     schemas = [spec.json_schema for spec in specs if isinstance(spec.json_schema, dict)]
     if schemas:
         return schemas
-    schema = getattr(response_format, "schema", response_format)
+    # A strategy without specs (AutoStrategy) holds its schema; a schema is given as it is.
+    schema = response_format
+    if not isinstance(response_format, type | dict):
+        schema = getattr(response_format, "schema", response_format)
     if isinstance(schema, dict):
         return [schema]
     to_json = getattr(schema, "model_json_schema", None)
@@ -333,11 +342,43 @@ def _tool_spec(tool: BaseTool | dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": {"name": tool.name, "description": tool.description}}
 
 
+def _output_limits(routing: StepRouting[BaseChatModel] | None) -> dict[str, int]:
+    """The output limit of each Anthropic label whose spec declares none: its chat model's own
+    ``max_tokens``. A label that may be routed with an effort and has neither is refused here,
+    not at its first model call."""
+    if routing is None:
+        return {}
+    limits: dict[str, int] = {}
+    rules = getattr(routing.router, "rules", ())
+    for label, spec in routing.router.models.items():
+        if spec.api != "anthropic" or spec.max_output_tokens is not None:
+            continue
+        own = getattr(routing.models[label], "max_tokens", None)
+        if isinstance(own, int) and not isinstance(own, bool) and own > 0:
+            limits[label] = own
+            continue
+        efforts = [spec.effort] + [
+            getattr(rule, "effort", None) for rule in rules if getattr(rule, "model", None) == label
+        ]
+        if any(effort is not None for effort in efforts):
+            raise RoutingConfigurationError(
+                "missing_output_limit", field="max_output_tokens", model=spec.name, api="anthropic"
+            )
+    return limits
+
+
 def _routed(
-    request: ModelRequest[Any], outcome: RouteOutcome, model: BaseChatModel
+    request: ModelRequest[Any],
+    outcome: RouteOutcome,
+    model: BaseChatModel,
+    limits: Mapping[str, int],
 ) -> ModelRequest[Any]:
-    """The request on the chosen chat model, with the route's effort in its model settings."""
-    settings = {**request.model_settings, **effort_options(outcome.model, outcome.effort)}
+    """The request on the chosen chat model, with the route's effort in its model settings (an
+    Anthropic spec without an output limit takes its chat model's own)."""
+    spec = outcome.model
+    if spec.max_output_tokens is None and outcome.choice in limits:
+        spec = spec.model_copy(update={"max_output_tokens": limits[outcome.choice]})
+    settings = {**request.model_settings, **effort_options(spec, outcome.effort)}
     return request.override(model=model, model_settings=settings)
 
 

@@ -109,7 +109,8 @@ class PolicyRunner:
             a counter (``counter_required``), a ``model`` selection without a decision provider
             (``decision_provider_required``, ``invalid_decision_provider``), a bad
             ``step_timeout`` (``invalid_step_timeout``) or ``unknown_items``
-            (``invalid_unknown_items``).
+            (``invalid_unknown_items``), or a ``reduce`` policy with no trigger, no target and
+            no budget, which would never act (``reduce_never_acts``).
         InvalidTypeError: When an option has the wrong type (a budget that is not a
             :class:`~contextwise.ContextBudget`, a part estimate that is not a
             :class:`~contextwise.PartEstimate`, a mapping that is not a mapping).
@@ -132,6 +133,15 @@ class PolicyRunner:
     def __init__(
         self, policy: ContextPolicy | Mapping[str, Any], **options: Unpack[RunnerOptions]
     ) -> None:
+        self._init(policy, options, can_idle=False)
+
+    def _init(
+        self,
+        policy: ContextPolicy | Mapping[str, Any],
+        options: Mapping[str, Any],
+        *,
+        can_idle: bool,
+    ) -> None:
         checked_policy = coerce_policy(policy)
         given = _known_options(options)
         bound = _bind(checked_policy, given)
@@ -141,6 +151,8 @@ class PolicyRunner:
             bound.context.apps,
             counter=bound.counter,
         )
+        if not can_idle:
+            _require_a_limit(checked_policy, bound.budget_limit)
         self._policy = checked_policy
         self._options = given
         self._bound = bound
@@ -176,7 +188,8 @@ class PolicyRunner:
 
         Examples:
             >>> from contextwise import ContextBudget, ContextPolicy, EstimateCounter
-            >>> runner = ContextPolicy(mode="reduce").bind(counter=EstimateCounter())
+            >>> runner = ContextPolicy(mode="reduce", trigger_tokens=7_000).bind(
+            ...     counter=EstimateCounter())
             >>> small = runner.replace(budget=ContextBudget(8_000, 1_000))
             >>> small.options["budget"].context_budget(), "budget" in runner.options
             (6840, False)
@@ -186,6 +199,8 @@ class PolicyRunner:
         bound = _bind(self._policy, given)
         if bound.counter is None:
             _require_counter(self._policy)
+        if self._bound.budget_limit is not None or _has_limit(self._policy):
+            _require_a_limit(self._policy, bound.budget_limit)
         return PolicyRunner._checked(self._policy, given, bound)
 
     @classmethod
@@ -335,9 +350,13 @@ def as_runner(
     options: Mapping[str, Any],
     *,
     defaults: Mapping[str, Any] | None = None,
+    can_idle: bool = False,
 ) -> PolicyRunner:
     """The runner that a session, an integration or a step was given, or the policy bound with
     the options (and ``defaults`` for the options not given).
+
+    ``can_idle`` accepts a ``reduce`` policy without a trigger, a target or a budget: an
+    integration reduces it on a provider's overflow, and a step gives it each model's budget.
 
     Raises:
         PolicyConfigurationError: When both a runner and options are given (code
@@ -349,7 +368,9 @@ def as_runner(
                 "runner_with_options", names=sorted(options), count=len(options)
             )
         return policy
-    return PolicyRunner(policy, **cast(RunnerOptions, {**(defaults or {}), **options}))
+    runner = PolicyRunner.__new__(PolicyRunner)
+    runner._init(policy, {**(defaults or {}), **options}, can_idle=can_idle)
+    return runner
 
 
 def process_context(
@@ -466,6 +487,23 @@ def _bind(policy: ContextPolicy, options: Mapping[str, Any]) -> _Bound:
         default_timeout=timeout,
     )
     return _Bound(token_counter, budget_limit, provider, context)
+
+
+def _has_limit(policy: ContextPolicy) -> bool:
+    """Whether the policy has a trigger or a target of its own."""
+    limits = (
+        policy.trigger_chars,
+        policy.target_input_chars,
+        policy.trigger_tokens,
+        policy.target_input_tokens,
+    )
+    return any(limit is not None for limit in limits)
+
+
+def _require_a_limit(policy: ContextPolicy, budget_limit: int | None) -> None:
+    """A ``reduce`` policy that can never act (no trigger, no target, no budget) is an error."""
+    if policy.mode == "reduce" and budget_limit is None and not _has_limit(policy):
+        raise PolicyConfigurationError("reduce_never_acts")
 
 
 def _require_counter(policy: ContextPolicy) -> None:
