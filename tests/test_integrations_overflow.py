@@ -627,3 +627,25 @@ def test_an_audit_policy_changes_nothing_on_a_refusal() -> None:
     assert len(provider.sent) == 1  # not retried
     report = raised.value.contextwise_report  # type: ignore[attr-defined]
     assert report.mode == "audit" and report.conversation.overflow
+
+
+def test_pydantic_ai_refused_stream_is_reduced_and_attempted_once_more() -> None:
+    from pydantic_ai import Agent
+
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    provider = Provider(openai_refusal, CHAT_OK)
+    provider.stream = stream_body()
+    results: list[ContextResult] = []
+    capability = ContextPolicyCapability(POLICY, on_result=results.append)
+    agent = Agent(pai_openai(provider), capabilities=[capability])
+
+    async def run() -> str:
+        question = "And the last question?"
+        async with agent.run_stream(question, message_history=pai_history()) as streamed:
+            return await streamed.get_output()
+
+    assert asyncio.run(run()) == "ok"
+    first, retry = provider.sent
+    assert first // 4 > WINDOW >= retry // 4
+    assert [r.report.conversation.overflow for r in results] == [False, True]
