@@ -591,3 +591,38 @@ def test_langchain_the_response_format_schema_is_pinned() -> None:
     for response_format in (ToolStrategy(Weather), ProviderStrategy(Weather), Weather):
         request = ModelRequest(model=model, messages=[], response_format=response_format)
         assert integration._pinned_parts(request) == [schema]
+
+
+def test_agents_the_usage_hooks_call_the_hooks_of_their_own() -> None:
+    import asyncio
+
+    from agents import Agent, RunConfig, RunHooks, Runner, SQLiteSession
+
+    from contextwise.integrations.openai_agents import PolicySession
+
+    class Counting(RunHooks[Any]):
+        def __init__(self) -> None:
+            self.events: list[str] = []
+
+        async def on_llm_start(self, *args: Any, **kwargs: Any) -> None:
+            self.events.append("llm_start")
+
+        async def on_llm_end(self, *args: Any, **kwargs: Any) -> None:
+            self.events.append("llm_end")
+
+        async def on_agent_start(self, *args: Any, **kwargs: Any) -> None:
+            self.events.append("agent_start")
+
+        async def on_agent_end(self, *args: Any, **kwargs: Any) -> None:
+            self.events.append("agent_end")
+
+    base = Counting()
+    session = PolicySession(SQLiteSession("hooks"), {"mode": "audit", "trigger_chars": 10**6})
+    recorder = FetchModel([], usage=1_234)
+    agent = Agent(name="reader", instructions=SYSTEM, model=recorder.model)
+    config = session.run_config(RunConfig(tracing_disabled=True))
+    asyncio.run(
+        Runner.run(agent, "Hi", session=session, run_config=config, hooks=session.hooks(base))
+    )
+    assert base.events == ["agent_start", "llm_start", "llm_end", "agent_end"]
+    assert session._input_tokens == 1_234
