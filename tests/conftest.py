@@ -30,6 +30,7 @@ FRAMEWORK_END_TO_END = (
     "test_conversation_memory.py",
     "test_integrations_langchain.py",
     "test_integrations_openai_agents.py",
+    "test_integrations_overflow.py",
     "test_integrations_pydantic_ai.py",
     "test_integrations_recall.py",
     "test_newcomer_report.py",

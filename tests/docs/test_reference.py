@@ -68,7 +68,12 @@ def test_every_public_module_has_a_page_in_every_language() -> None:
     standalone = {page.namespace: page.names for page in pages if page.namespace != "contextwise"}
     assert standalone == {
         "contextwise.integrations.langchain": ["ContextPolicyMiddleware", "recall_tool"],
-        "contextwise.integrations.openai_agents": ["PolicySession", "RoutedModel", "recall_tool"],
+        "contextwise.integrations.openai_agents": [
+            "PolicyModel",
+            "PolicySession",
+            "RoutedModel",
+            "recall_tool",
+        ],
         "contextwise.integrations.pydantic_ai": [
             "ContextPolicyCapability",
             "history_processor",
@@ -109,10 +114,14 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
         assert all(param.description is not None for param in params.values())
         assert not params["fragment_id"].required
     assert pages["integrations-pydantic-ai"].functions[0].name == "history_processor"
-    # The Agents SDK's routed model is read without importing the SDK too.
-    routed = pages["integrations-openai-agents"].classes[1]
-    assert routed.name == "RoutedModel" and routed.constructor is not None
+    # The Agents SDK's routed model and policy model are read without importing the SDK too.
+    classes = {found.name: found for found in pages["integrations-openai-agents"].classes}
+    routed = classes["RoutedModel"]
+    assert routed.constructor is not None
     assert [param.name for param in routed.constructor.params] == ["router", "models"]
+    wrapper = classes["PolicyModel"].constructor
+    assert wrapper is not None
+    assert [param.name for param in wrapper.params][:3] == ["model", "policy", "fragment_id"]
     assert not [n for n in sys.modules if n.startswith("contextwise.integrations.")]
 
 

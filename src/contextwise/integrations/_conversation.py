@@ -39,6 +39,7 @@ from contextwise import (
 )
 from contextwise._effects import Effects, await_blocking, run_async, run_sync
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
+from contextwise.integrations._overflow import Overflow
 from contextwise.policy._runner import as_runner, limits_of, runner_core
 from contextwise.policy._validation import check_fragments
 from contextwise.session import ConversationStore
@@ -150,6 +151,10 @@ class _Plan:
     """Whether the paid steps wait: the last reduction missed its target."""
     held_back: bool = False
     """Whether the result comes from a run without the paid steps."""
+    overflow: Overflow | None = None
+    """The provider's refusal that this call reduces again for (reactive compaction)."""
+    runner: PolicyRunner | None = None
+    """The runner of this call when it is not the bound one (the retry after a refusal)."""
     deferred: bool = False
     forced: bool = False
 
@@ -229,6 +234,7 @@ class Conversation:
         *,
         pinned: Sequence[str | Mapping[str, Any]] = (),
         usage: int | None = None,
+        overflow: Overflow | None = None,
     ) -> list[MessageT]:
         """Return the messages the model should see; an async ``on_result`` is awaited on a
         private event loop, like an async compressor.
@@ -238,8 +244,12 @@ class Conversation:
         mapping with a ``role``, or a framework message object), or a tool or schema definition
         (any other mapping, measured by its canonical JSON). ``usage`` is the provider's count of
         the input tokens of this conversation's previous call, when the framework reports it.
+        With ``overflow`` (the provider refused the last attempt as too long), the policy reduces
+        to the refusal's target whatever its own limits, and ``overflow.report`` receives the
+        report.
         """
         plan = self._plan(messages, key, self._load(key), pinned, usage)
+        self._force(plan, overflow)
         result = run_sync(self._run(plan))
         result = self._remember(plan, result, self._save)
         if self.on_result is not None:
@@ -255,6 +265,7 @@ class Conversation:
         *,
         pinned: Sequence[str | Mapping[str, Any]] = (),
         usage: int | None = None,
+        overflow: Overflow | None = None,
     ) -> list[MessageT]:
         """Return the messages the model should see, awaiting async compressors and callbacks;
         the store's calls run in a worker thread. The arguments are those of :meth:`fit`."""
@@ -262,6 +273,7 @@ class Conversation:
         if loaded is None and key is not None and self.store is not None:
             loaded = await asyncio.to_thread(self._read_store, key)
         plan = self._plan(messages, key, loaded, pinned, usage)
+        self._force(plan, overflow)
         result = await run_async(self._run(plan))
         memory = self._prepared(plan, result)
         if self.store is not None:
@@ -276,6 +288,12 @@ class Conversation:
         return self._messages(result)
 
     # --- one call --------------------------------------------------------------------------------
+
+    def _force(self, plan: _Plan, overflow: Overflow | None) -> None:
+        """After a refusal: the call runs every step, with the refusal's target."""
+        if overflow is not None:
+            plan.overflow, plan.waiting = overflow, False
+            plan.runner = overflow.runner(self.runner, plan.candidate, plan.pinned)
 
     def _load(self, key: str | None) -> Remembered | str | None:
         """What is remembered under a key: from this process, else from the store; a store
@@ -364,7 +382,7 @@ class Conversation:
 
     def _core(self, plan: _Plan, held_back: frozenset[str]) -> Effects[ContextResult]:
         return runner_core(
-            self.runner,
+            plan.runner or self.runner,
             [Fragment(self.fragment_id, messages=plan.candidate)],
             pinned=plan.pinned,
             offset_tokens=plan.offset_tokens,
@@ -455,8 +473,13 @@ class Conversation:
             deferred=plan.deferred,
             forced=plan.forced,
             error_code=error_code,
+            overflow=plan.overflow is not None,
+            overflow_limit=None if plan.overflow is None else plan.overflow.refusal.limit,
+            overflow_sent=None if plan.overflow is None else plan.overflow.refusal.sent,
         )
         report = result.report.model_copy(update={"conversation": conversation})
+        if plan.overflow is not None:
+            plan.overflow.report = report
         return ContextResult(result.fragments, report, result.removed)
 
     def _save(self, key: str, remembered: Remembered) -> str | None:

@@ -22,6 +22,7 @@ from contextwise import (
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
     StepRouting,
@@ -33,6 +34,7 @@ from contextwise.session import ConversationStore
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+    from langchain_core.exceptions import ContextOverflowError
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.tools import BaseTool
@@ -177,18 +179,32 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         It behaves like :meth:`~ContextPolicyMiddleware.awrap_model_call`; async compressors, apps
         and callbacks are awaited on a private event loop.
         """
-        messages = self._conversation.fit(
-            request.messages,
-            self._key(request),
-            pinned=_pinned_parts(request),
-            usage=_last_input_tokens(request.messages),
-        )
+        key, pinned = self._key(request), _pinned_parts(request)
+        usage = _last_input_tokens(request.messages)
+        messages = self._conversation.fit(request.messages, key, pinned=pinned, usage=usage)
         fitted = request.override(messages=messages)
-        if self._routing is None:
-            return handler(fitted)
-        outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
-        routed = _routed(fitted, outcome, model, self._output_limits)
-        return _recorded(handler(routed), outcome)
+        outcome: RouteOutcome | None = None
+        if self._routing is not None:
+            outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
+            fitted = _routed(fitted, outcome, model, self._output_limits)
+        try:
+            response = handler(fitted)
+        except Exception as error:
+            if not too_long(error, _OVERFLOW):
+                raise
+            overflow = _overflow(error, fitted)
+            messages = self._conversation.fit(
+                request.messages, key, pinned=pinned, overflow=overflow
+            )
+            if not overflow.reduced:
+                raise attach(error, overflow) from None
+            try:
+                response = handler(fitted.override(messages=messages))
+            except Exception as again:
+                if too_long(again, _OVERFLOW):
+                    attach(again, overflow)
+                raise
+        return response if outcome is None else _recorded(response, outcome)
 
     async def awrap_model_call(
         self,
@@ -197,6 +213,15 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ModelResponse[Any]:
         """Call the model with the policy's context, awaiting async compressors, apps and callbacks.
 
+        When the provider refuses the call as longer than its context window (a LangChain
+        ``ContextOverflowError``, which the chat models of langchain-openai, langchain-anthropic and
+        langchain-google-genai raise, or an error with OpenAI's code ``context_length_exceeded``),
+        the messages are reduced again, to the window that the refusal reports less the system
+        message, the tools, the output reserve and a 5 percent margin (or else to 10 percent under
+        what was sent), and the call is sent once more; the report says so
+        (``conversation.overflow``). A second refusal raises the chat model's own error, with the
+        report of the retry's reduction as its ``contextwise_report`` attribute.
+
         Args:
             request: The model request; its messages are the conversation.
             handler: The next step of the chain, which calls the model.
@@ -204,19 +229,33 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The model's response; with a router, its AI message records the route.
         """
-        messages = await self._conversation.afit(
-            request.messages,
-            self._key(request),
-            pinned=_pinned_parts(request),
-            usage=_last_input_tokens(request.messages),
-        )
+        key, pinned = self._key(request), _pinned_parts(request)
+        usage = _last_input_tokens(request.messages)
+        messages = await self._conversation.afit(request.messages, key, pinned=pinned, usage=usage)
         fitted = request.override(messages=messages)
-        if self._routing is None:
-            return await handler(fitted)
-        context = _routing_context(self._routing, request, fitted)
-        outcome, model = await self._routing.aroute(context)
-        routed = _routed(fitted, outcome, model, self._output_limits)
-        return _recorded(await handler(routed), outcome)
+        outcome: RouteOutcome | None = None
+        if self._routing is not None:
+            context = _routing_context(self._routing, request, fitted)
+            outcome, model = await self._routing.aroute(context)
+            fitted = _routed(fitted, outcome, model, self._output_limits)
+        try:
+            response = await handler(fitted)
+        except Exception as error:
+            if not too_long(error, _OVERFLOW):
+                raise
+            overflow = _overflow(error, fitted)
+            messages = await self._conversation.afit(
+                request.messages, key, pinned=pinned, overflow=overflow
+            )
+            if not overflow.reduced:
+                raise attach(error, overflow) from None
+            try:
+                response = await handler(fitted.override(messages=messages))
+            except Exception as again:
+                if too_long(again, _OVERFLOW):
+                    attach(again, overflow)
+                raise
+        return response if outcome is None else _recorded(response, outcome)
 
     def _key(self, request: ModelRequest[Any]) -> str | None:
         """The conversation's key: the middleware's name and the run's thread id, if any."""
@@ -282,6 +321,17 @@ def _routing_context(
         system="" if system is None else str(system.text),
         tools=[_tool_spec(tool) for tool in fitted.tools],
     )
+
+
+_OVERFLOW = (ContextOverflowError,)
+"""LangChain's error for a prompt that a provider refuses as too long."""
+
+
+def _overflow(error: BaseException, request: ModelRequest[Any]) -> Overflow:
+    """The retry of a refused call: the refusal's sizes, and the chat model's output limit."""
+    settings = request.model_settings
+    reserve = settings.get("max_tokens") or getattr(request.model, "max_tokens", None)
+    return Overflow(read_refusal(error), reserve=reserve if isinstance(reserve, int) else None)
 
 
 def _tool_spec(tool: BaseTool | dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,13 @@ from contextwise import (
     RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
-from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise._checks import require_instance
+from contextwise.integrations._conversation import (
+    DEFAULT_MAX_MEMORY_BYTES,
+    Conversation,
+    fingerprint,
+)
+from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     StepRouting,
     effort_word,
@@ -39,6 +45,7 @@ try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks
     from agents.memory import Session
     from agents.run_config import CallModelData, ModelInputData, RunConfig
+    from openai import BadRequestError
     from openai.types.shared import Reasoning
 except ImportError as error:
     raise MissingDependencyError(
@@ -54,7 +61,7 @@ if TYPE_CHECKING:
     from agents.tool_context import ToolContext
     from openai.types.responses.response_prompt_param import ResponsePromptParam
 
-__all__ = ["PolicySession", "RoutedModel", "recall_tool"]
+__all__ = ["PolicyModel", "PolicySession", "RoutedModel", "recall_tool"]
 
 
 class PolicySession:
@@ -271,6 +278,339 @@ class PolicySession:
     async def clear_session(self) -> None:
         """Remove every item from the wrapped session."""
         await self.session.clear_session()
+
+
+class PolicyModel(Model):
+    """An Agents SDK ``Model`` that applies the policy to the input of each call of another one.
+
+    Give it as an agent's model, ``Agent(model=PolicyModel(model, policy))``: no ``run_config``
+    is needed. At each call (``get_response`` or ``stream_response``) the input items go through
+    the policy as the fragment ``fragment_id``, and the wrapped model receives the items that
+    the policy keeps, with the same instructions, tools, handoffs and output schema. The items
+    are Responses items, each ``reasoning`` item kept with the item that follows it and each
+    ``function_call`` with its output. A compressor that fails leaves the input as it was, and
+    the report says so.
+
+    The instructions, the tool and handoff definitions and the output schema are the call's
+    pinned parts: no step removes them. The model remembers its reductions per conversation,
+    keyed by the fingerprint of the call's first input item (the run's first message): the
+    model receives the last reduced context plus the items new since, and the policy reduces
+    again only when that crosses its trigger, so the provider's prompt cache holds and a
+    summary is made once. An input that does not extend what it saw starts again from the
+    whole input (``resynced`` in the report's ``conversation``). A call with a
+    ``previous_response_id`` or a ``conversation_id`` sends only the new items (the provider
+    keeps the rest): the policy then applies to them alone, with no memory. With ``store``,
+    the memory survives a restart and is shared by workers; a store that fails never ends the
+    run. Usage is not recorded here: read it from the run's result.
+
+    When the provider refuses a call as longer than its context window (an
+    ``openai.BadRequestError`` with the code ``context_length_exceeded``), the items are reduced
+    again, to the window that the refusal reports less the pinned parts, the output reserve
+    (``max_tokens``) and a 5 percent margin, or else to 10 percent under what was sent, and the call
+    is sent once more; the report says so (``conversation.overflow``). A second refusal raises the
+    SDK's own error, with the report of the retry's reduction as its ``contextwise_report``
+    attribute. A stream is retried only when the refusal comes before its first event.
+
+    After each call, the model keeps the provider's count of its input tokens (the response's
+    ``usage``): with a counter, the next call of the conversation measures its tokens as that
+    count plus the estimate of the items added since.
+
+    Args:
+        model: The Agents SDK model that serves the calls (an ``OpenAIResponsesModel``, an
+            ``OpenAIChatCompletionsModel``, a :class:`RoutedModel`...).
+        policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
+            to bind with ``options``; its steps work on the fragment ``fragment_id``.
+        fragment_id: The id of the fragment that holds the conversation.
+        on_result: A function, sync or async, called with each
+            :class:`~contextwise.ContextResult`.
+        store: Where the memory of each conversation is kept across restarts and workers: a
+            :class:`~contextwise.session.SQLiteStore` or
+            :class:`~contextwise.session.SQLAlchemyStore` (or a
+            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
+        ttl: How many seconds (or a ``timedelta``) a conversation's memory is kept in
+            ``store`` after its last call; forever when omitted.
+        max_memory_bytes: How many bytes this process may hold for the conversations' memory.
+
+    Raises:
+        PolicyConfigurationError: When the policy is invalid, or does not match the options or
+            ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
+            options come with a runner (code ``runner_with_options``).
+        InvalidTypeError: When ``model`` is not an Agents SDK ``Model`` (code
+            ``not_an_instance``), or ``on_result`` or a compressor or app is not callable.
+
+    Examples:
+        >>> from agents import OpenAIResponsesModel
+        >>> from openai import AsyncOpenAI
+        >>> from contextwise.integrations.openai_agents import PolicyModel
+        >>> model = PolicyModel(OpenAIResponsesModel("gpt-5-mini", AsyncOpenAI(api_key="sk-test")),
+        ...     {"mode": "reduce", "trigger_chars": 4000, "target_input_chars": 3000,
+        ...      "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}]})
+        >>> type(model.model).__name__
+        'OpenAIResponsesModel'
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+        *,
+        fragment_id: str = "history",
+        on_result: Callable[[ContextResult], object] | None = None,
+        store: ConversationStore | None = None,
+        ttl: float | timedelta | None = None,
+        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
+        **options: Unpack[RunnerOptions],
+    ) -> None:
+        require_instance(model, Model, "model", "Model")
+        self._model = model
+        self._counted: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+        self._conversation = Conversation(
+            policy,
+            fragment_id,
+            on_result,
+            options,
+            store=store,
+            ttl=ttl,
+            max_memory_bytes=max_memory_bytes,
+        )
+
+    @property
+    def model(self) -> Model:
+        """The wrapped model, which serves the calls."""
+        return self._model
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        """Apply the policy to the input, then get the wrapped model's response.
+
+        Args:
+            system_instructions: The agent's instructions, pinned and passed on.
+            input: The input items, which the policy fits.
+            model_settings: Passed on; their ``max_tokens`` is the output reserve.
+            tools: The tools, pinned and passed on.
+            output_schema: The output schema, pinned and passed on.
+            handoffs: The handoffs, pinned and passed on.
+            tracing: Passed on.
+            previous_response_id: Passed on; with it, the policy has no memory.
+            conversation_id: Passed on; with it, the policy has no memory.
+            prompt: Passed on.
+
+        Returns:
+            The wrapped model's response.
+
+        Raises:
+            openai.BadRequestError: When the provider refuses the retry as too long too, with
+                the retry's report as ``contextwise_report``.
+        """
+        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
+        key = None if previous_response_id or conversation_id else call.key()
+        fitted = await self._conversation.afit(
+            call.items, key, pinned=call.pinned, usage=self._usage(key)
+        )
+
+        async def send(items: list[Any]) -> ModelResponse:
+            response = await self._model.get_response(
+                system_instructions,
+                items,
+                model_settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+            self._count(key, response.usage)
+            return response
+
+        try:
+            return await send(fitted)
+        except BadRequestError as error:
+            overflow = await self._refit(error, call, key)
+            try:
+                return await send(overflow[1])
+            except BadRequestError as again:
+                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+
+    async def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        """Apply the policy to the input, then stream the wrapped model's response.
+
+        Args:
+            system_instructions: The agent's instructions, pinned and passed on.
+            input: The input items, which the policy fits.
+            model_settings: Passed on; their ``max_tokens`` is the output reserve.
+            tools: The tools, pinned and passed on.
+            output_schema: The output schema, pinned and passed on.
+            handoffs: The handoffs, pinned and passed on.
+            tracing: Passed on.
+            previous_response_id: Passed on; with it, the policy has no memory.
+            conversation_id: Passed on; with it, the policy has no memory.
+            prompt: Passed on.
+
+        Yields:
+            The wrapped model's stream events.
+
+        Raises:
+            openai.BadRequestError: When the provider refuses the retry as too long too, with
+                the retry's report as ``contextwise_report``.
+        """
+        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
+        key = None if previous_response_id or conversation_id else call.key()
+        fitted = await self._conversation.afit(
+            call.items, key, pinned=call.pinned, usage=self._usage(key)
+        )
+
+        def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
+            return self._model.stream_response(
+                system_instructions,
+                items,
+                model_settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+
+        started = False
+        try:
+            async for event in send(fitted):
+                started = True
+                self._counted_event(key, event)
+                yield event
+        except BadRequestError as error:
+            if started:
+                raise
+            overflow = await self._refit(error, call, key)
+            try:
+                async for event in send(overflow[1]):
+                    self._counted_event(key, event)
+                    yield event
+            except BadRequestError as again:
+                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+
+    async def close(self) -> None:
+        """Close the wrapped model."""
+        await self._model.close()
+
+    def _usage(self, key: str | None) -> int | None:
+        """The provider's count of the input tokens of the conversation's last call."""
+        if key is None:
+            return None
+        with self._lock:
+            return self._counted.get(key)
+
+    def _count(self, key: str | None, usage: object) -> None:
+        """Keep the provider's count of a call's input tokens (a bounded table)."""
+        count = getattr(usage, "input_tokens", None)
+        if key is None or not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+            return
+        with self._lock:
+            self._counted[key] = count
+            self._counted.move_to_end(key)
+            while len(self._counted) > _MAX_REMEMBERED:
+                self._counted.popitem(last=False)
+
+    def _counted_event(self, key: str | None, event: object) -> None:
+        """Keep the input tokens of a stream's completed response."""
+        if getattr(event, "type", None) == "response.completed":
+            self._count(key, getattr(getattr(event, "response", None), "usage", None))
+
+    async def _refit(
+        self, error: BadRequestError, call: _Call, key: str | None
+    ) -> tuple[Overflow, list[Any]]:
+        """After a refusal: the items reduced to its target, or the error raised again when it
+        is not an overflow or nothing more can be removed."""
+        if not _too_long(error):
+            raise error
+        overflow = Overflow(read_refusal(error), reserve=call.settings.max_tokens)
+        items = await self._conversation.afit(
+            call.items, key, pinned=call.pinned, overflow=overflow
+        )
+        if not overflow.reduced:
+            raise attach(error, overflow)
+        return overflow, items
+
+
+class _Call:
+    """What one model call sends: its items, and the parts the policy must pin."""
+
+    def __init__(
+        self,
+        system: str | None,
+        input: str | list[TResponseInputItem],
+        tools: Sequence[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: Sequence[Handoff],
+        settings: ModelSettings,
+    ) -> None:
+        self.items: list[Any] = (
+            [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
+        )
+        self.settings = settings
+        pinned: list[str | Mapping[str, Any]] = [system] if system else []
+        pinned += [_tool_definition(tool) for tool in tools]
+        pinned += [
+            {
+                "name": handoff.tool_name,
+                "description": handoff.tool_description,
+                "parameters": handoff.input_json_schema,
+            }
+            for handoff in handoffs
+        ]
+        if output_schema is not None and not output_schema.is_plain_text():
+            pinned.append({"output_schema": output_schema.json_schema()})
+        self.pinned = pinned
+
+    def key(self) -> str | None:
+        """The conversation's key: the fingerprint of its first item."""
+        return f"agents:{fingerprint(self.items[0])}" if self.items else None
+
+
+def _tool_definition(tool: object) -> dict[str, Any]:
+    """A tool as the model receives its definition: a function tool's name, description and
+    parameters; another tool's name and type."""
+    if isinstance(tool, FunctionTool):
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.params_json_schema,
+        }
+    return {"name": getattr(tool, "name", ""), "type": type(tool).__name__}
+
+
+def _too_long(error: BaseException) -> bool:
+    """Whether the provider refused a call as longer than the model's context window."""
+    return isinstance(error, BadRequestError) and too_long(error, ())
 
 
 class _UsageHooks(RunHooks[Any]):

@@ -7,7 +7,7 @@ it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not i
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any, Unpack, cast
+from typing import Any, TypeVar, Unpack, cast
 
 from contextwise import (
     DEFAULT_RECALL_LIMIT,
@@ -23,6 +23,7 @@ from contextwise import (
 from contextwise import recall_tool as make_recall_tool
 from contextwise.effort import Effort
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
     StepRouting,
@@ -35,6 +36,7 @@ from contextwise.session import ConversationStore
 try:
     from pydantic_ai import RunContext, Tool
     from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
     from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart
     from pydantic_ai.models import Model, ModelRequestContext
     from pydantic_ai.settings import ModelSettings
@@ -149,6 +151,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     _conversation: Conversation
     _routing: StepRouting[Model] | None
     _pending: dict[tuple[str | None, int], RouteOutcome]
+    _steps: dict[tuple[str | None, int], "_Step"]
 
     def __init__(
         self,
@@ -165,6 +168,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     ) -> None:
         self._routing = step_routing(router, models, "pydantic-ai")
         self._pending = {}
+        self._steps = {}
         self._conversation = Conversation(
             policy,
             fragment_id,
@@ -190,22 +194,27 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             The request, with the messages that the policy keeps; with a router, on the chosen
             model with the route's ``thinking`` setting.
         """
-        key = getattr(ctx, "conversation_id", None)
+        found = getattr(ctx, "conversation_id", None)
         history, originals = _measured_messages(request_context)
-        messages = await self._conversation.afit(
+        step = _Step(
             _split_system_parts(history),
-            None if key is None else str(key),
-            pinned=_pinned_parts(request_context),
+            None if found is None else str(found),
+            _pinned_parts(request_context),
+            originals,
+        )
+        messages = await self._conversation.afit(
+            step.history,
+            step.key,
+            pinned=step.pinned,
             usage=_last_input_tokens(request_context.messages),
         )
-        messages = [originals.get(id(message), message) for message in messages]
+        _bounded(self._steps, (ctx.run_id, ctx.run_step), step)
+        messages = step.restored(messages)
         fitted = replace(request_context, messages=_join_system_parts(messages))
         if self._routing is None:
             return fitted
         outcome, model = await self._routing.aroute(_routing_context(self._routing, fitted))
-        self._pending[(ctx.run_id, ctx.run_step)] = outcome
-        while len(self._pending) > _MAX_PENDING:
-            del self._pending[next(iter(self._pending))]
+        _bounded(self._pending, (ctx.run_id, ctx.run_step), outcome)
         settings: dict[str, Any] = dict(fitted.model_settings or {})
         if outcome.effort is not None:
             effort = outcome.effort
@@ -231,6 +240,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         Returns:
             The response; with a router, its ``metadata`` records the route.
         """
+        self._steps.pop((ctx.run_id, ctx.run_step), None)
         if self._routing is None:
             return response
         outcome = self._pending.pop((ctx.run_id, ctx.run_step), None)
@@ -238,6 +248,74 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             return response  # another capability (a fallback) changed the model after the route
         metadata = {**(response.metadata or {}), ROUTE_KEY: route_record(outcome)}
         return replace(response, metadata=metadata)
+
+    async def on_model_request_error(
+        self,
+        ctx: RunContext[Any],
+        *,
+        request_context: ModelRequestContext,
+        error: Exception,
+    ) -> ModelResponse:
+        """Reduce again and retry once when the provider refuses the request as too long.
+
+        On a ``ModelContextWindowExceededError`` (or an error with OpenAI's code
+        ``context_length_exceeded``), the messages are reduced again, to the window that the
+        refusal reports less the instructions, the tool definitions, the output reserve
+        (``max_tokens``) and a 5 percent margin, or else to 10 percent under what was sent, and the
+        request is attempted once more (``RetryModelRequest``): the next attempt's
+        :meth:`prepare_model_request` sends the reduced messages. The run's history is not
+        touched. The report says so (``conversation.overflow``).
+
+        Args:
+            ctx: The run context.
+            request_context: The request that was refused.
+            error: The error of the attempt.
+
+        Returns:
+            Never: it raises.
+
+        Raises:
+            RetryModelRequest: After the reduction, for the one retry.
+            Exception: ``error`` itself otherwise; after a second refusal (or when nothing
+                more can be removed), with the report of the retry's reduction as its
+                ``contextwise_report`` attribute.
+        """
+        step = self._steps.get((ctx.run_id, ctx.run_step))
+        if step is None or not too_long(error, _OVERFLOW):
+            raise error
+        if step.overflow is not None:
+            raise attach(error, step.overflow)
+        settings = request_context.model_settings or {}
+        reserve = settings.get("max_tokens")
+        overflow = Overflow(read_refusal(error), reserve=reserve)
+        messages = await self._conversation.afit(
+            step.history, step.key, pinned=step.pinned, overflow=overflow
+        )
+        step.overflow = overflow
+        if not overflow.reduced:
+            raise attach(error, overflow)
+        step.retry = _join_system_parts(step.restored(messages))
+        raise RetryModelRequest()
+
+    async def prepare_model_request(
+        self,
+        ctx: RunContext[Any],
+        request_context: ModelRequestContext,
+    ) -> ModelRequestContext:
+        """Give the retry of a request that the provider refused as too long the messages
+        reduced for it; any other attempt is left as it is.
+
+        Args:
+            ctx: The run context.
+            request_context: The attempt about to be sent.
+
+        Returns:
+            The attempt, with the reduced messages when it is the retry.
+        """
+        step = self._steps.get((ctx.run_id, ctx.run_step))
+        if step is None or step.retry is None:
+            return request_context
+        return replace(request_context, messages=step.retry)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -298,6 +376,40 @@ def history_processor(
 
 _MAX_PENDING = 1_024
 """How many routed requests may wait for their response (a request that failed never gets one)."""
+
+_OVERFLOW = (ModelContextWindowExceededError,)
+"""pydantic-ai's error for a request that a provider refuses as too long."""
+
+_T = TypeVar("_T")
+
+
+@dataclass(slots=True)
+class _Step:
+    """What the capability keeps of a request step until its response: the history it fitted,
+    and after a refusal as too long, the retry's reduction."""
+
+    history: list[ModelMessage]
+    key: str | None
+    pinned: list[Any]
+    originals: dict[int, ModelMessage]
+    """The original of each copy the policy measured (see :func:`_measured_messages`)."""
+    overflow: Overflow | None = None
+    retry: list[ModelMessage] | None = None
+
+    def restored(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+        """The messages the policy kept, each copy replaced by its original."""
+        return [self.originals.get(id(message), message) for message in messages]
+
+
+_StepKey = tuple[str | None, int]
+
+
+def _bounded(table: dict[_StepKey, _T], key: _StepKey, value: _T) -> None:
+    """Keep a value per request step, the oldest dropped past ``_MAX_PENDING`` (a request that
+    failed never gets its response)."""
+    table[key] = value
+    while len(table) > _MAX_PENDING:
+        del table[next(iter(table))]
 
 
 def _routing_context(routing: StepRouting[Model], request: ModelRequestContext) -> RoutingContext:

@@ -195,6 +195,20 @@ class ConversationReport(PolicyBase):
     """The code of the store error that made the integration fall back, or did not let it
     remember this call."""
 
+    overflow: bool = False
+    """Whether the provider refused this call's first attempt as longer than its context
+    window, so that the context was reduced again, to the window less the pinned parts, the
+    output reserve and a margin (or to 10 percent under what was sent), for the one retry of that
+    call."""
+
+    overflow_limit: int | None = None
+    """The context window, in tokens, that the provider's refusal reported; ``None`` when it
+    reported none, or without a refusal."""
+
+    overflow_sent: int | None = None
+    """The tokens that the refused prompt came to, by the provider's count; ``None`` when the
+    refusal did not say, or without a refusal."""
+
     @property
     def resynced(self) -> bool:
         """Whether the context was rebuilt from the whole history."""
