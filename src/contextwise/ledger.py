@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Literal, TypeAlias
 
-from contextwise._checks import require_instance
+from contextwise._checks import require_instance, require_mapping
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.prices import Cost, ModelPrices, cost
@@ -97,18 +97,36 @@ class UsageRecord:
         Returns:
             The record.
         """
-        price = data.get("cost")
-        return cls(
-            usage=Usage.model_validate(data["usage"]),
-            model=data.get("model"),
-            kind=data["kind"],
-            cost=None
-            if price is None
-            else Cost(Decimal(price["input"]), Decimal(price["output"]), price["source"],
-                      price["model"]),
-            at=datetime.fromisoformat(data["at"]),
-            step=data.get("step"),
-        )
+        require_mapping(data, "data")
+        try:
+            record = _record_from_json(cls, data)
+        except ContextwiseError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError):
+            raise InvalidValueError("invalid_value", field="data", value=short_repr(data)) from None
+        for field, value, expected in (
+            ("model", record.model, str | None),
+            ("kind", record.kind, str),
+            ("step", record.step, int | None),
+        ):
+            if not isinstance(value, expected) or isinstance(value, bool):
+                raise InvalidValueError("invalid_value", field=field, value=short_repr(value))
+        return record
+
+
+def _record_from_json(cls: type[UsageRecord], data: Mapping[str, Any]) -> UsageRecord:
+    price = data.get("cost")
+    return cls(
+        usage=Usage.model_validate(data["usage"]),
+        model=data.get("model"),
+        kind=data["kind"],
+        cost=None
+        if price is None
+        else Cost(Decimal(price["input"]), Decimal(price["output"]), price["source"],
+                  price["model"]),
+        at=datetime.fromisoformat(data["at"]),
+        step=data.get("step"),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, field_validator
 
-from contextwise._checks import require_instance
+from contextwise._checks import require_instance, require_string
 from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
 from contextwise.errors import InvalidTypeError, InvalidValueError, MissingDependencyError
@@ -256,6 +256,10 @@ def cost(
         raise InvalidTypeError("not_a_string", name="model", type_name=type(model).__name__)
     if prices is not None:
         require_instance(prices, ModelPrices, "prices", "ModelPrices")
+    if provider is not None:
+        require_string(provider, "provider")
+    if at is not None:
+        require_instance(at, datetime, "at", "datetime")
     chosen = prices if prices is not None else getattr(model, "prices", None)
     if chosen is not None:
         tier = chosen.tier_for(usage)

@@ -16,8 +16,10 @@ import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Final, Literal, TypeAlias
 
+from contextwise._checks import MAX_DEPTH, whole_number
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
@@ -58,6 +60,20 @@ class RecallPage:
 
     source: RecallSource
     """Where the original was found: ``history`` or ``archive``."""
+
+    def __post_init__(self) -> None:
+        _checked_ref(self.ref)
+        if not isinstance(self.text, str):
+            raise InvalidTypeError(
+                "not_a_string", name="text", type_name=type(self.text).__name__
+            )
+        whole_number(self.offset, "offset")
+        whole_number(self.total_chars, "total_chars")
+        if self.source not in ("history", "archive"):
+            raise InvalidValueError(
+                "invalid_choice", field="source", expected=["history", "archive"],
+                value=short_repr(self.source),
+            )
 
     @property
     def next_offset(self) -> int | None:
@@ -202,13 +218,24 @@ def _checked_ref(ref: object) -> str:
 
 
 def _whole(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidTypeError("not_a_number", name=name, type_name=type(value).__name__)
-    if value < minimum:
-        if minimum == 0:
-            raise InvalidValueError("negative_size", name=name, value=value)
+    if minimum == 1 and isinstance(value, int) and not isinstance(value, bool) and value < 1:
         raise InvalidValueError("invalid_recall_limit", value=value)
-    return value
+    return whole_number(value, name, minimum)
+
+
+def check_tool_name(name: object) -> str:
+    """A recall tool's name: a non-blank string that every framework takes (no NUL, no lone
+    surrogate, since a framework encodes it in UTF-8 or hands it to C)."""
+    if not isinstance(name, str):
+        raise InvalidTypeError("not_a_string", name="name", type_name=type(name).__name__)
+    if not name.strip() or "\x00" in name or not name.isprintable():
+        raise InvalidValueError("blank_value" if not name.strip() else "invalid_value",
+                                field="name", value=short_repr(name))
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidValueError("invalid_value", field="name", value=short_repr(name)) from None
+    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +324,11 @@ class RecallTool:
             >>> sorted(recall_tool().definition("openai-responses"))
             ['description', 'name', 'parameters', 'type']
         """
+        if api not in ("openai-chat", "openai-responses"):
+            raise InvalidValueError(
+                "invalid_choice", field="api", expected=["openai-chat", "openai-responses"],
+                value=short_repr(api),
+            )
         function = {
             "name": self.name,
             "description": self.description,
@@ -348,13 +380,22 @@ class RecallTool:
         return page.for_model()
 
 
+def _json_int(digits: str) -> int:
+    """A JSON integer of any length (``int()`` refuses more than 4,300 digits; the checks of
+    offset and limit then refuse it with a coded error)."""
+    return int(Decimal(digits))
+
+
 def _arguments(arguments: object) -> Mapping[str, Any]:
-    if isinstance(arguments, str | bytes):
+    if isinstance(arguments, str | bytes | bytearray):
         try:
-            arguments = json.loads(arguments)
-        except ValueError as exc:
-            line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 0)
-            raise InvalidValueError("invalid_json", line=line, column=column) from None
+            arguments = json.loads(arguments, parse_int=_json_int)
+        except json.JSONDecodeError as exc:
+            raise InvalidValueError("invalid_json", line=exc.lineno, column=exc.colno) from None
+        except RecursionError:
+            raise InvalidValueError("too_deep", field="arguments", limit=MAX_DEPTH) from None
+        except ValueError:  # undecodable bytes
+            raise InvalidValueError("invalid_json", line=1, column=1) from None
     if not isinstance(arguments, Mapping):
         raise InvalidTypeError(
             "not_a_mapping", name="arguments", type_name=type(arguments).__name__
@@ -399,8 +440,5 @@ def recall_tool(
         4000
     """
     _whole(limit, "limit", 1)
-    if not isinstance(name, str):
-        raise InvalidTypeError("not_a_string", name="name", type_name=type(name).__name__)
-    if not name.strip():
-        raise InvalidValueError("blank_value", field="name", value=short_repr(name))
+    check_tool_name(name)
     return RecallTool(history, archive, limit, name)

@@ -32,6 +32,7 @@ from contextwise import (
     PolicyRunner,
 )
 from contextwise._effects import await_blocking
+from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.policy._runner import as_runner, measure_of
 from contextwise.policy._validation import check_fragments
@@ -174,7 +175,7 @@ class Conversation:
                 "out_of_range",
                 field="max_memory_bytes",
                 constraint="an integer above 0",
-                value=repr(max_memory_bytes),
+                value=short_repr(max_memory_bytes),
             )
         self.runner = as_runner(policy, options, defaults=INTEGRATION_DEFAULTS)
         check_fragments(self.runner.policy, [Fragment(fragment_id, messages=[])])

@@ -26,6 +26,8 @@ from contextwise import (
     RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
+from contextwise._checks import require_instance
+from contextwise.errors import InvalidTypeError
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
 from contextwise.integrations._routing import (
     StepRouting,
@@ -153,6 +155,7 @@ class PolicySession:
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         **options: Unpack[RunnerOptions],
     ) -> None:
+        _check_session(session)
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
@@ -190,6 +193,8 @@ class PolicySession:
             A copy of ``base`` (or a new ``RunConfig``) whose ``call_model_input_filter`` is
             :meth:`model_input_filter`, composed with the one ``base`` had.
         """
+        if base is not None:
+            require_instance(base, RunConfig, "base", "RunConfig")
         config = base if base is not None else RunConfig()
         existing = config.call_model_input_filter
         if existing is None:
@@ -467,6 +472,21 @@ def _with_effort(settings: ModelSettings, outcome: RouteOutcome) -> ModelSetting
         else reasoning.model_copy(update={"effort": word})
     )
     return dataclasses.replace(settings, reasoning=chosen)
+
+
+_SESSION_METHODS = ("get_items", "add_items", "pop_item", "clear_session")
+
+
+def _check_session(session: object) -> None:
+    """An Agents SDK session: a ``session_id`` and the four methods of the ``Session`` protocol
+    (the SDK's protocol is not checkable at run time, so its members are)."""
+    if not hasattr(session, "session_id") or not all(
+        callable(getattr(session, name, None)) for name in _SESSION_METHODS
+    ):
+        raise InvalidTypeError(
+            "not_an_instance", name="session", expected="Session",
+            type_name=type(session).__name__,
+        )
 
 
 def recall_tool(

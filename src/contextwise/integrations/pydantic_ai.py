@@ -22,6 +22,7 @@ from contextwise import (
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise.effort import Effort
+from contextwise.errors import InvalidTypeError
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -276,6 +277,10 @@ def history_processor(
     conversation = Conversation(policy, fragment_id, on_result, options)
 
     async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
+        if not isinstance(messages, list | tuple):
+            raise InvalidTypeError(
+                "not_a_message_list", name="messages", type_name=type(messages).__name__
+            )
         return _join_system_parts(await conversation.afit(_split_system_parts(messages)))
 
     return process
