@@ -15,9 +15,10 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Final, Literal, TypeAlias
+from weakref import WeakKeyDictionary
 
 from contextwise._checks import MAX_DEPTH, whole_number
 from contextwise._effects import Effects, call, run_async, run_sync
@@ -161,17 +162,23 @@ async def arecall(
 
 
 def _recall(
-    ref: object, history: object, archive: object, offset: object, limit: object
+    ref: object,
+    history: object,
+    archive: object,
+    offset: object,
+    limit: object,
+    indexes: tuple[RecallIndex, RecallIndex] | None = None,
 ) -> Effects[RecallPage]:
     name = _checked_ref(ref)
     start = _whole(offset, "offset", 0)
     size = _whole(limit, "limit", 1)
     messages = yield from _read(history, "history")
-    text = original_text(name, messages)
+    text = _find(name, messages, indexes[0] if indexes else None)
     source: RecallSource = "history"
     if text is None:
         archived = yield from _read(_archive_source(archive), "archive")
-        text = original_text(name, [getattr(item, "message", item) for item in archived])
+        index = _archive_index(archive) or (indexes[1] if indexes else None)
+        text = _find(name, [getattr(item, "message", item) for item in archived], index)
         source = "archive"
     if text is None:
         raise InvalidValueError("unknown_recall_ref", ref=name)
@@ -182,16 +189,136 @@ def original_text(ref: str, messages: Sequence[ChatMessage]) -> str | None:
     """The text of the original tool result named ``ref`` among messages, newest first, or
     ``None``; a message that no shape knows is passed over."""
     for message in reversed(messages):
-        try:
-            facts = read_message(message, unknown_items="opaque")
-        except ContextwiseError:
-            continue
-        if not facts.has_results:
-            continue
-        for result in tool_results(message, facts.shape):
-            if result.ref == ref and not is_reduced(result.text):
-                return result.text
+        for found, text in _originals(message):
+            if found == ref:
+                return text
     return None
+
+
+def _originals(message: object) -> list[tuple[str, str]]:
+    """The refs and texts of the original tool results that one message holds."""
+    try:
+        facts = read_message(message, unknown_items="opaque")
+    except ContextwiseError:
+        return []
+    if not facts.has_results:
+        return []
+    return [
+        (result.ref, result.text)
+        for result in tool_results(message, facts.shape)
+        if not is_reduced(result.text)
+    ]
+
+
+def _same(first: object, second: object) -> bool:
+    """Whether two messages are the same one: the same object, or equal (a framework that reads
+    its history again builds new objects); a message whose ``==`` fails is not the same."""
+    if first is second:
+        return True
+    try:
+        return bool(first == second)
+    except Exception:  # noqa: BLE001 - a strange message only costs a rebuilt index
+        return False
+
+
+class _Conversation:
+    """The index of one conversation: where the newest original of each ref is, for the
+    messages indexed so far."""
+
+    __slots__ = ("count", "first", "last", "refs")
+
+    def __init__(self, first: object) -> None:
+        self.first = first
+        self.last: object = None
+        self.count = 0
+        self.refs: dict[str, int] = {}
+
+    def follows(self, messages: Sequence[object]) -> bool:
+        """Whether ``messages`` extends what was indexed (the same first and last message)."""
+        return self.count <= len(messages) and (
+            self.count == 0 or _same(messages[self.count - 1], self.last)
+        )
+
+    def extend(self, messages: Sequence[object]) -> None:
+        for position in range(self.count, len(messages)):
+            for ref, _ in _originals(messages[position]):
+                self.refs[ref] = position
+        self.count = len(messages)
+        if messages:
+            self.last = messages[-1]
+
+
+class RecallIndex:
+    """Where each ref's original is, per conversation, so that a recall does not read the whole
+    history again: each call reads only the messages added since the last one.
+
+    A conversation is told apart by its first message; one whose indexed messages changed (an
+    edited or another history) is indexed again from the start. A found original is read again
+    from its message, so the index never answers with a stale text. Internal: the recall tools
+    and the sessions keep one.
+    """
+
+    CONVERSATIONS: Final = 32
+    """How many conversations one index remembers; the least recently used is dropped."""
+
+    def __init__(self) -> None:
+        self._conversations: list[_Conversation] = []
+        self.reads = 0
+        """How many messages were read to index them (for the tests and the benchmark)."""
+
+    def find(self, ref: str, messages: Sequence[object]) -> str | None:
+        """The text of the newest original named ``ref`` among ``messages``, or ``None``."""
+        if not messages:
+            return None
+        conversation = self._conversation(messages)
+        before = conversation.count
+        conversation.extend(messages)
+        self.reads += conversation.count - before
+        position = conversation.refs.get(ref)
+        if position is None:
+            return None
+        for found, text in _originals(messages[position]):
+            if found == ref:
+                return text
+        return original_text(ref, messages)  # not reached while the history only grows
+
+    def _conversation(self, messages: Sequence[object]) -> _Conversation:
+        first = messages[0]
+        for index, conversation in enumerate(self._conversations):
+            if _same(conversation.first, first):
+                del self._conversations[index]
+                if not conversation.follows(messages):
+                    conversation = _Conversation(first)
+                break
+        else:
+            conversation = _Conversation(first)
+            if len(self._conversations) >= self.CONVERSATIONS:
+                self._conversations.pop()
+        self._conversations.insert(0, conversation)
+        return conversation
+
+
+def _two_indexes() -> tuple[RecallIndex, RecallIndex]:
+    """A recall tool's indexes: of its history, and of an archive given as a list."""
+    return RecallIndex(), RecallIndex()
+
+
+_SESSION_INDEXES: WeakKeyDictionary[object, RecallIndex] = WeakKeyDictionary()
+"""The index of each session's archive, kept as long as the session lives."""
+
+
+def _archive_index(archive: object) -> RecallIndex | None:
+    """The index kept for a session given as the archive, or ``None`` for another source."""
+    if not callable(getattr(archive, "aarchive", None)):
+        return None
+    try:
+        return _SESSION_INDEXES.setdefault(archive, RecallIndex())
+    except TypeError:  # an object that cannot be weakly referenced
+        return None
+
+
+def _find(ref: str, messages: Sequence[Any], index: RecallIndex | None) -> str | None:
+    return original_text(ref, messages) if index is None else index.find(ref, messages)
 
 
 def _read(source: object, name: str) -> Effects[Sequence[Any]]:
@@ -270,6 +397,10 @@ class RecallTool:
 
     name: str = "recall"
     """The tool's name, which the placeholders name too."""
+
+    _indexes: tuple[RecallIndex, RecallIndex] = field(
+        init=False, repr=False, compare=False, default_factory=lambda: _two_indexes()
+    )
 
     @property
     def description(self) -> str:
@@ -366,18 +497,36 @@ class RecallTool:
         """
         return await run_async(self._handle(arguments))
 
-    def _handle(self, arguments: str | Mapping[str, Any]) -> Effects[str]:
+    def _handle(
+        self, arguments: str | Mapping[str, Any], history: object = None
+    ) -> Effects[str]:
         try:
             values = _arguments(arguments)
             limit = values.get("limit", self.limit)
             if isinstance(limit, int) and not isinstance(limit, bool):
                 limit = min(limit, self.limit)
             page: RecallPage = yield from _recall(
-                values.get("ref"), self.history, self.archive, values.get("offset", 0), limit
+                values.get("ref"),
+                self.history if history is None else history,
+                self.archive,
+                values.get("offset", 0),
+                limit,
+                self._indexes,
             )
         except ContextwiseError as error:
             return str(error)
         return page.for_model()
+
+
+async def answer(tool: RecallTool, history: object, arguments: object) -> str:
+    """Answer a call of a recall tool with the framework's current messages, keeping the tool's
+    index between calls (the integrations build one tool and call this at each call)."""
+    return await run_async(tool._handle(arguments, history))  # type: ignore[arg-type]
+
+
+def answer_sync(tool: RecallTool, history: object, arguments: object) -> str:
+    """:func:`answer`, for a framework's sync tool face."""
+    return run_sync(tool._handle(arguments, history))  # type: ignore[arg-type]
 
 
 def _json_int(digits: str) -> int:

@@ -28,6 +28,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.recalling import answer, answer_sync
 from contextwise.session import SessionStore
 
 try:
@@ -274,8 +275,6 @@ def recall_tool(
         >>> tool.name, sorted(tool.args)
         ('recall', ['limit', 'offset', 'ref'])
     """
-    from dataclasses import replace
-
     from langchain.tools import ToolRuntime
     from langchain_core.tools import StructuredTool
 
@@ -284,13 +283,12 @@ def recall_tool(
     def arguments(ref: str, offset: int, size: int) -> dict[str, Any]:
         return {"ref": ref, "offset": offset, "limit": size}
 
+    # One tool, whose index of each thread's messages is kept between calls.
     def run(ref: str, runtime: ToolRuntime, offset: int = 0, limit: int = limit) -> str:
-        tool = replace(base, history=list(runtime.state["messages"]))
-        return tool.handle(arguments(ref, offset, limit))
+        return answer_sync(base, runtime.state["messages"], arguments(ref, offset, limit))
 
     async def arun(ref: str, runtime: ToolRuntime, offset: int = 0, limit: int = limit) -> str:
-        tool = replace(base, history=list(runtime.state["messages"]))
-        return await tool.ahandle(arguments(ref, offset, limit))
+        return await answer(base, runtime.state["messages"], arguments(ref, offset, limit))
 
     return StructuredTool.from_function(
         func=run, coroutine=arun, name=name, description=base.description

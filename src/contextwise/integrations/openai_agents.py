@@ -35,6 +35,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.recalling import answer
 from contextwise.session import SessionStore
 
 try:
@@ -524,14 +525,12 @@ def recall_tool(
         >>> recall_tool(SQLiteSession("demo")).name
         'recall'
     """
-    from dataclasses import replace
-
     base = make_recall_tool(archive=archive, limit=limit, name=name)
     store = getattr(session, "session", session)
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
-        history = [] if store is None else list(await store.get_items())
-        return await replace(base, history=history).ahandle(arguments)
+        history = [] if store is None else await store.get_items()
+        return await answer(base, history, arguments)
 
     return FunctionTool(
         name=name,

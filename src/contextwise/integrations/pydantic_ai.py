@@ -31,6 +31,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.recalling import answer
 from contextwise.session import SessionStore
 
 try:
@@ -398,7 +399,6 @@ def recall_tool(
             offset: Where to start reading, in characters.
             limit: The most characters to read.
         """
-        tool = replace(base, history=list(ctx.messages))
-        return await tool.ahandle({"ref": ref, "offset": offset, "limit": limit})
+        return await answer(base, ctx.messages, {"ref": ref, "offset": offset, "limit": limit})
 
     return Tool(recall, takes_ctx=True, name=name, description=base.description)
