@@ -15,6 +15,7 @@ Run it with ``make bench`` or ``python benchmarks/bench_recall.py [--sizes 10000
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections.abc import Callable
@@ -51,10 +52,8 @@ def history(count: int) -> list[dict[str, Any]]:
 
 
 def full_read(messages: list[dict[str, Any]]) -> None:
-    try:
+    with contextlib.suppress(InvalidValueError):
         recall("missing", history=messages)
-    except InvalidValueError:
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final, Literal, TypeAlias
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, finalize
 
 from contextwise._checks import MAX_DEPTH, whole_number
 from contextwise._effects import Effects, call, run_async, run_sync
@@ -298,9 +298,18 @@ class RecallIndex:
         return conversation
 
 
-def _two_indexes() -> tuple[RecallIndex, RecallIndex]:
-    """A recall tool's indexes: of its history, and of an archive given as a list."""
-    return RecallIndex(), RecallIndex()
+_TOOL_INDEXES: dict[int, tuple[RecallIndex, RecallIndex]] = {}
+"""Each recall tool's indexes (of its history, and of an archive given as a list), by the
+tool's id, dropped when the tool is."""
+
+
+def _tool_indexes(tool: object) -> tuple[RecallIndex, RecallIndex]:
+    key = id(tool)
+    found = _TOOL_INDEXES.get(key)
+    if found is None:
+        found = _TOOL_INDEXES[key] = (RecallIndex(), RecallIndex())
+        finalize(tool, _TOOL_INDEXES.pop, key, None)
+    return found
 
 
 _SESSION_INDEXES: WeakKeyDictionary[object, RecallIndex] = WeakKeyDictionary()
@@ -365,7 +374,7 @@ def check_tool_name(name: object) -> str:
     return name
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class RecallTool:
     """Recall as a tool that the model calls: a name, a description, the JSON Schema of its
     arguments, and a handler (see :func:`~contextwise.recall`).
@@ -397,10 +406,6 @@ class RecallTool:
 
     name: str = "recall"
     """The tool's name, which the placeholders name too."""
-
-    _indexes: tuple[RecallIndex, RecallIndex] = field(
-        init=False, repr=False, compare=False, default_factory=lambda: _two_indexes()
-    )
 
     @property
     def description(self) -> str:
@@ -511,7 +516,7 @@ class RecallTool:
                 self.archive,
                 values.get("offset", 0),
                 limit,
-                self._indexes,
+                _tool_indexes(self),
             )
         except ContextwiseError as error:
             return str(error)
