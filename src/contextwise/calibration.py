@@ -302,6 +302,8 @@ class CalibratedCounter:
 
         Raises:
             InvalidTypeError: When the request or the usage cannot be read.
+            InvalidValueError: When the usage reports more than 2⁶³ − 1 input tokens (code
+                ``out_of_range``), which no call bills; nothing is learnt from it.
         """
         _check_model(model)
         billed = whole_number(usage_from(usage).input_tokens, "input_tokens")

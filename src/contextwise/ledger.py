@@ -96,6 +96,11 @@ class UsageRecord:
 
         Returns:
             The record.
+
+        Raises:
+            InvalidTypeError: When the data is not a mapping (code ``not_a_mapping``).
+            InvalidValueError: When it is not a record that :meth:`to_json` wrote (code
+                ``invalid_value``).
         """
         require_mapping(data, "data")
         try:

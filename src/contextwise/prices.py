@@ -234,8 +234,9 @@ def cost(
 
     Raises:
         InvalidTypeError: When ``usage`` is not a :class:`~contextwise.Usage`, the model is
-            neither a name nor a model spec (code ``not_a_string``), or ``prices`` is not a
-            :class:`ModelPrices` (code ``not_an_instance``).
+            neither a name nor a model spec (code ``not_a_string``), ``prices`` is not a
+            :class:`ModelPrices` (code ``not_an_instance``), ``provider`` is not a string
+            (``not_a_string``) or ``at`` is not a ``datetime`` (``not_an_instance``).
         InvalidValueError: When genai-prices does not know the model (code
             ``unknown_model_price``).
         MissingDependencyError: When prices are needed from genai-prices and it is not

@@ -146,10 +146,11 @@ async def arecall(
 
     Raises:
         InvalidValueError: When no original has that ref (code ``unknown_recall_ref``), the
-            offset is negative (``negative_size``) or the limit is below 1
-            (``invalid_recall_limit``).
+            offset is negative (``negative_size``), the limit is below 1
+            (``invalid_recall_limit``), or either is above 2⁶³ − 1 (``out_of_range``).
         InvalidTypeError: When the ref is not a string, the offset or the limit is not a whole
-            number, or ``history`` or ``archive`` gives something other than a list.
+            number (``not_a_whole_number``), or ``history`` or ``archive`` gives something other
+            than a list.
 
     Examples:
         >>> import asyncio
@@ -455,6 +456,9 @@ class RecallTool:
         Returns:
             The tool definition, ready to pass in the request's ``tools``.
 
+        Raises:
+            InvalidValueError: When ``api`` is neither of the two (code ``invalid_choice``).
+
         Examples:
             >>> from contextwise import recall_tool
             >>> sorted(recall_tool().definition("openai-responses"))
@@ -583,8 +587,10 @@ def recall_tool(
         The tool.
 
     Raises:
-        InvalidValueError: When the limit is below 1 (code ``invalid_recall_limit``) or the
-            name is blank (``blank_value``).
+        InvalidValueError: When the limit is below 1 (code ``invalid_recall_limit``) or above
+            2⁶³ − 1 (``out_of_range``), or the name is blank (``blank_value``) or holds a
+            character that a framework cannot take, such as NUL, a line break or a lone
+            surrogate (``invalid_value``).
         InvalidTypeError: When the limit is not a whole number or the name not a string.
 
     Examples:

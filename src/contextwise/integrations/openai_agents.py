@@ -111,7 +111,8 @@ class PolicySession:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        InvalidTypeError: When ``session`` is not an Agents SDK session (code
+            ``not_an_instance``), or ``on_result`` or a compressor or app is not callable.
 
     Examples:
         >>> import asyncio
@@ -516,7 +517,8 @@ def recall_tool(
         An Agents SDK ``FunctionTool``.
 
     Raises:
-        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidValueError: When the limit is below 1 or the name is blank or holds a character
+            that a framework cannot take (NUL, a line break, a lone surrogate).
         InvalidTypeError: When the limit is not a whole number or the name not a string.
 
     Examples:

@@ -263,7 +263,8 @@ def history_processor(
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable; the
+            returned function raises it (code ``not_a_message_list``) when given no list.
 
     Examples:
         >>> from pydantic_ai import Agent
@@ -380,7 +381,8 @@ def recall_tool(
         A pydantic-ai ``Tool`` that takes the run context.
 
     Raises:
-        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidValueError: When the limit is below 1 or the name is blank or holds a character
+            that a framework cannot take (NUL, a line break, a lone surrogate).
         InvalidTypeError: When the limit is not a whole number or the name not a string.
 
     Examples:
