@@ -232,7 +232,9 @@ FRAMEWORK_HOOKS: dict[str, str] = {
 """Methods that a framework calls, never the application: their arguments are the framework's
 own objects, built and typed by the framework, so hostile values there would test the
 framework's contract, not contextwise's. The integration tests run each of them with the
-framework's own test model (``tests/test_integrations_*.py``)."""
+framework's own test model (``tests/test_integrations_*.py``). A method that overrides a method
+of a framework's base class is such a hook too (:func:`overrides_framework_hook`); this table
+names the others, and the hooks of the classes that implement a framework's protocol."""
 
 
 def public_names() -> dict[str, object]:
@@ -262,8 +264,23 @@ def own_members(klass: type) -> dict[str, object]:
             members[name] = raw
     return {
         name: raw for name, raw in members.items()
-        if isinstance(raw, property | staticmethod | classmethod) or inspect.isfunction(raw)
+        if (isinstance(raw, property | staticmethod | classmethod) or inspect.isfunction(raw))
+        and not overrides_framework_hook(klass, name)
     }
+
+
+FRAMEWORKS = ("langchain", "langgraph", "pydantic_ai", "agents")
+"""The frameworks whose base classes the integrations extend."""
+
+
+def overrides_framework_hook(klass: type, name: str) -> bool:
+    """Whether a method overrides one that a framework's base class declares: a hook that the
+    framework calls with its own objects (see ``FRAMEWORK_HOOKS``), found without a table so
+    that a hook added tomorrow is recognised too."""
+    return any(
+        base.__module__.split(".")[0] in FRAMEWORKS and name in vars(base)
+        for base in klass.__mro__
+    )
 
 
 # --- plausible values ------------------------------------------------------------------------
