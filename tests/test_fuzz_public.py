@@ -615,3 +615,28 @@ def test_discovery_finds_every_public_module_and_class_method() -> None:
             "contextwise.RecallTool.ahandle", "contextwise.RecallTool.parameters",
             "contextwise.RecallPage.for_model", "contextwise.i18n.translate"} <= qualnames
     assert len(TARGETS) > 250
+
+
+def test_the_fuzz_reports_a_raw_error_and_lets_only_the_allow_list_through() -> None:
+    def careless(value: object) -> object:
+        return len(value)  # type: ignore[arg-type]
+
+    def calls_back(counter: object) -> object:
+        return counter("text")  # type: ignore[operator]
+
+    def awaited(value: object) -> object:
+        async def inner() -> object:
+            raise RuntimeError("late")
+
+        return inner()
+
+    found = _fuzz(Target("contextwise.careless", careless), FAST_HOSTILE, 200)
+    assert any("TypeError" in line for line in found)
+    assert _fuzz(Target("contextwise.awaited", awaited), {"one": 1}, 1) == [
+        "contextwise.awaited[value=one]: RuntimeError: 'late'"
+    ]
+    # The caller's own callback fails: its exception passes, as the allow-list says.
+    assert _fuzz(Target("contextwise.calls_back", calls_back),
+                 {"raising callable": raising_callable}, 1) == []
+    assert allowed(KeyError("x"), "contextwise.InvalidValueError")
+    assert not allowed(KeyError("x"), "contextwise.recall")
