@@ -70,6 +70,9 @@ def test_the_newest_original_wins_and_an_edited_history_is_indexed_again(
     history[-1] = {"role": "tool", "tool_call_id": "call_3", "content": "edited"}
     assert tool.handle({"ref": "call_3"}).startswith("edited\n")
     assert reads[0] - before > len(history)  # the changed history was read again, whole
+    # An edit in the middle (a compaction, a redaction) is seen at a sampled message.
+    history[15] = {"role": "tool", "tool_call_id": "call_new", "content": "inserted"}
+    assert tool.handle({"ref": "call_new"}).startswith("inserted\n")
     other = conversation(3)
     assert recall_tool(history=other).handle({"ref": "call_9"}).startswith("Nothing named")
 

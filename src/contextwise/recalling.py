@@ -224,20 +224,21 @@ def _same(first: object, second: object) -> bool:
 
 class _Conversation:
     """The index of one conversation: where the newest original of each ref is, for the
-    messages indexed so far."""
+    messages indexed so far, and a few of those messages to tell that they did not change."""
 
-    __slots__ = ("count", "first", "last", "refs")
+    __slots__ = ("count", "first", "refs", "samples")
 
     def __init__(self, first: object) -> None:
         self.first = first
-        self.last: object = None
         self.count = 0
         self.refs: dict[str, int] = {}
+        self.samples: list[tuple[int, object]] = []
 
     def follows(self, messages: Sequence[object]) -> bool:
-        """Whether ``messages`` extends what was indexed (the same first and last message)."""
-        return self.count <= len(messages) and (
-            self.count == 0 or _same(messages[self.count - 1], self.last)
+        """Whether ``messages`` extends what was indexed: as long, and the same message at each
+        sampled position (the last one indexed, and every power of two before it)."""
+        return self.count <= len(messages) and all(
+            _same(messages[position], message) for position, message in self.samples
         )
 
     def extend(self, messages: Sequence[object]) -> None:
@@ -245,8 +246,12 @@ class _Conversation:
             for ref, _ in _originals(messages[position]):
                 self.refs[ref] = position
         self.count = len(messages)
-        if messages:
-            self.last = messages[-1]
+        positions = {self.count - 1} | {
+            (1 << power) - 1 for power in range(self.count.bit_length())
+        }
+        self.samples = [
+            (position, messages[position]) for position in sorted(positions) if position >= 0
+        ]
 
 
 class RecallIndex:
