@@ -205,14 +205,14 @@ def skip_reason(value: object) -> str | None:
     """Why a public name is not called, or ``None`` when it is fuzzed."""
     if not callable(value):
         return "a constant"
+    if inspect.isclass(value) and getattr(value, "_is_protocol", False):
+        return "a Protocol: a structural type that the caller's objects implement"
+    if inspect.isclass(value) and hasattr(value, "__total__"):
+        return "a TypedDict: a plain dict at run time"
     if typing.get_origin(value) is not None or type(value).__module__ == "typing":
         return "a typing alias: nothing of contextwise runs when it is subscripted"
     if isinstance(value, typing.TypeAliasType) if hasattr(typing, "TypeAliasType") else False:
         return "a type alias"
-    if inspect.isclass(value) and getattr(value, "_is_protocol", False):
-        return "a Protocol: a structural type that nothing of contextwise implements"
-    if inspect.isclass(value) and hasattr(value, "__total__"):
-        return "a TypedDict: a plain dict at run time"
     if getattr(value, "__module__", "") in ("typing", "typing_extensions", "builtins"):
         return "a typing construct"
     return None
@@ -249,6 +249,17 @@ def public_names() -> dict[str, object]:
             seen[id(value)] = name
             names[f"{module.__name__}.{name}"] = value
     return names
+
+
+def skipped_names() -> dict[str, str]:
+    """Every public name that is not called, with the reason (constants, typing aliases,
+    Protocols, TypedDicts)."""
+    return {
+        f"{module.__name__}.{name}": reason
+        for module in public_modules()
+        for name in module.__all__
+        if (reason := skip_reason(getattr(module, name))) is not None
+    }
 
 
 def own_members(klass: type) -> dict[str, object]:
@@ -615,6 +626,15 @@ def test_discovery_finds_every_public_module_and_class_method() -> None:
             "contextwise.RecallTool.ahandle", "contextwise.RecallTool.parameters",
             "contextwise.RecallPage.for_model", "contextwise.i18n.translate"} <= qualnames
     assert len(TARGETS) > 250
+    # What is not called, and why: every skipped name is a constant, an alias, a Protocol or a
+    # TypedDict, never a function or a class whose code runs.
+    skipped = skipped_names()
+    assert skipped["contextwise.Locale"].startswith("a typing alias")
+    assert skipped["contextwise.TokenCounter"].startswith("a Protocol")
+    assert skipped["contextwise.DEFAULT_RECALL_LIMIT"] == "a constant"
+    for qualname, reason in skipped.items():
+        assert reason.startswith(("a constant", "a typing", "a type alias", "a Protocol",
+                                  "a TypedDict")), qualname
 
 
 def test_the_fuzz_reports_a_raw_error_and_lets_only_the_allow_list_through() -> None:
