@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -269,6 +270,7 @@ class RecallIndex:
 
     def __init__(self) -> None:
         self._conversations: list[_Conversation] = []
+        self._lock = threading.Lock()  # a framework may run a sync tool in several threads
         self.reads = 0
         """How many messages were read to index them (for the tests and the benchmark)."""
 
@@ -276,11 +278,12 @@ class RecallIndex:
         """The text of the newest original named ``ref`` among ``messages``, or ``None``."""
         if not messages:
             return None
-        conversation = self._conversation(messages)
-        before = conversation.count
-        conversation.extend(messages)
-        self.reads += conversation.count - before
-        position = conversation.refs.get(ref)
+        with self._lock:
+            conversation = self._conversation(messages)
+            before = conversation.count
+            conversation.extend(messages)
+            self.reads += conversation.count - before
+            position = conversation.refs.get(ref)
         if position is None:
             return None
         for found, text in _originals(messages[position]):
