@@ -41,6 +41,9 @@ SEED = 20261204
 CALLS_PER_CALLABLE = 48
 """How many hostile calls each callable gets in the fast suite (seeded, so always the same)."""
 
+EXTRA_KEYWORD = "fuzz_option"
+"""The unknown keyword given to a callable that takes ``**options``."""
+
 CALL_SECONDS = 20
 """A call that takes longer than this is reported as a hang (a failure, never a timing claim)."""
 
@@ -139,6 +142,7 @@ exception must come through unchanged, and the values that are not callable."""
 CALLABLE_VALUES = frozenset({"class", "lambda"})
 
 
+
 # --- the allow-list --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -148,6 +152,7 @@ class Allowed:
     name: str
     reason: str
     where: Callable[[str], bool] = lambda qualname: True
+    says: Callable[[str], bool] = lambda message: True
 
 
 def _framework_control_flow() -> tuple[str, ...]:
@@ -169,6 +174,10 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed("KeyError", "an error class given a code it does not have: documented as a "
             "programming error (ContextwiseError's Raises section)",
             lambda qualname: qualname.endswith("Error") or qualname.endswith("Error.__init__")),
+    Allowed("TypeError", "Python's own refusal of an unknown keyword, before any code of "
+            "contextwise runs: a signature that shows **kwargs (a pydantic or enum classmethod) "
+            "but takes none", says=lambda message: f"unexpected keyword argument '{EXTRA_KEYWORD}'"
+            in message),
 )
 """Every exception other than a ContextwiseError that a public call may raise, with its reason
 (and, for some, the callables it is allowed from)."""
@@ -176,7 +185,9 @@ ALLOWED: tuple[Allowed, ...] = (
 
 def allowed(exc: BaseException, qualname: str) -> bool:
     names = {klass.__name__ for klass in type(exc).__mro__}
-    return any(rule.name in names and rule.where(qualname) for rule in ALLOWED)
+    return any(
+        rule.name in names and rule.where(qualname) and rule.says(str(exc)) for rule in ALLOWED
+    )
 
 
 # --- discovery -------------------------------------------------------------------------------
@@ -351,7 +362,8 @@ def invoke(func: Callable[..., Any], sig: inspect.Signature, arguments: dict[str
     ]
     keywords = {
         name: value for name, value in arguments.items()
-        if sig.parameters[name].kind is not sig.parameters[name].POSITIONAL_ONLY
+        if name not in sig.parameters
+        or sig.parameters[name].kind is not sig.parameters[name].POSITIONAL_ONLY
     }
     result = func(*positional, **keywords)
     if inspect.isawaitable(result):
@@ -571,6 +583,8 @@ def hostile_calls(
         name for name, parameter in sig.parameters.items()
         if parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
     ]
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in sig.parameters.values()):
+        names.append(EXTRA_KEYWORD)  # **options: an unknown keyword, with each hostile value
     pairs = [
         (name, label) for name in names for label in values
         if not (name in APPLICATION_CODE and label in CALLABLE_VALUES)
