@@ -21,6 +21,7 @@ from contextwise import (
     ModelPrices,
     PartEstimate,
     RecallPage,
+    RecallTool,
     UnsupportedLocaleError,
     Usage,
     UsageRecord,
@@ -76,7 +77,7 @@ def test_a_huge_recall_offset_is_refused_with_a_coded_error() -> None:
 def test_a_huge_recall_tool_limit_is_refused_at_construction_in_every_integration() -> None:
     from contextwise.integrations import langchain, openai_agents, pydantic_ai
 
-    for make in (recall_tool, langchain.recall_tool, pydantic_ai.recall_tool):
+    for make in (recall_tool, langchain.recall_tool, pydantic_ai.recall_tool, RecallTool):
         coded(lambda make=make: make(limit=HUGE), InvalidValueError, "out_of_range")
     coded(lambda: openai_agents.recall_tool(None, limit=HUGE), InvalidValueError, "out_of_range")
 
@@ -250,7 +251,7 @@ def test_a_recall_tool_name_every_framework_cannot_take_is_refused_at_constructi
 ) -> None:
     from contextwise.integrations import langchain, openai_agents, pydantic_ai
 
-    for make in (recall_tool, langchain.recall_tool, pydantic_ai.recall_tool):
+    for make in (recall_tool, langchain.recall_tool, pydantic_ai.recall_tool, RecallTool):
         coded(lambda make=make: make(name=name), InvalidValueError, "invalid_value")
     coded(lambda: openai_agents.recall_tool(None, name=name), InvalidValueError, "invalid_value")
 

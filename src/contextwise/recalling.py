@@ -416,6 +416,10 @@ class RecallTool:
     name: str = "recall"
     """The tool's name, which the placeholders name too."""
 
+    def __post_init__(self) -> None:
+        _whole(self.limit, "limit", 1)
+        check_tool_name(self.name)
+
     @property
     def description(self) -> str:
         """What the tool does, for the model (never translated: the model reads it)."""
