@@ -168,7 +168,10 @@ def test_i18n_translate_and_translations_check_their_arguments() -> None:
           "not_an_instance")
     coded(lambda: i18n.translate(i18n.N_("{a}"), None, "en"), InvalidTypeError,  # type: ignore[arg-type]
           "not_a_mapping")
-    coded(lambda: i18n.translate(i18n.N_("{a}"), {}, "fr"), InvalidValueError, "invalid_value")
+    # A parameter the message names but was not given shows as its placeholder.
+    assert i18n.translate(i18n.N_("{a} and {b}"), {"b": 2}, "fr") == "{a} and 2"
+    coded(lambda: i18n.translate(i18n.N_("{a:q}"), {"a": 1}, "fr"), InvalidValueError,
+          "invalid_value")
     coded(lambda: i18n.translations(None), UnsupportedLocaleError,  # type: ignore[arg-type]
           "unsupported_locale")
     coded(lambda: i18n.translations("fr", "../reference"), InvalidValueError, "invalid_value")

@@ -36,6 +36,7 @@ import contextwise
 from contextwise import ContextwiseError
 from support.entry_points import ENTRY_POINTS
 from support.hostile import HOSTILE, deep_dict, deep_list
+from test_fuzz import RESULTS_AND_RECORDS
 
 SEED = 20261204
 CALLS_PER_CALLABLE = 48
@@ -605,9 +606,47 @@ TARGETS, NO_INSTANCE = targets()
 def _fuzz(target: Target, values: dict[str, Any], budget: int) -> list[str]:
     rng = random.Random(f"{SEED}:{target.qualname}")
     found: list[str] = []
+    uses = object_uses(target.func)
     for label, call in hostile_calls(target, values, budget, rng):
-        attempt(target.qualname, call, label, found)
+        built = attempt(target.qualname, call, label, found)
+        if built is not None and uses:
+            use(target.qualname, built, uses, label, found)
     return found
+
+
+def object_uses(func: object) -> list[str]:
+    """The methods without required arguments and the properties of a class that the fuzz
+    calls on an object built from a hostile value: what the caller does next with it. Records
+    that contextwise builds and hands back are not checked again when built by hand
+    (``RESULTS_AND_RECORDS``), so their uses are not tried."""
+    if not inspect.isclass(func) or func.__name__ in RESULTS_AND_RECORDS:
+        return []
+    return [
+        name for name, raw in own_members(func).items()
+        if isinstance(raw, property) or (inspect.isfunction(raw) and takes_no_argument(raw))
+    ]
+
+
+def takes_no_argument(method: Callable[..., Any]) -> bool:
+    """Whether a method can be called with no argument but its receiver."""
+    sig = signature(method)
+    return sig is not None and all(
+        parameter.default is not parameter.empty
+        or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        for parameter in list(sig.parameters.values())[1:]
+    )
+
+
+def use(qualname: str, built: object, uses: list[str], label: str, found: list[str]) -> None:
+    """Read each property and call each method of ``uses`` on an object built by the fuzz."""
+    for name in uses:
+        def call(name: str = name) -> Any:
+            value = getattr(built, name)
+            if inspect.ismethod(value):
+                value = value()
+            return asyncio.run(_await(value)) if inspect.isawaitable(value) else value
+
+        attempt(f"{qualname}(…).{name}", call, label, found)
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=[target.qualname for target in TARGETS])
@@ -672,5 +711,18 @@ def test_the_fuzz_reports_a_raw_error_and_lets_only_the_allow_list_through() -> 
     # The caller's own callback fails: its exception passes, as the allow-list says.
     assert _fuzz(Target("contextwise.calls_back", calls_back),
                  {"raising callable": raising_callable}, 1) == []
+    # An object built from a hostile value is then used: its properties and plain methods.
+    class Fragile:
+        def __init__(self, value: object) -> None:
+            self.value = value
+
+        @property
+        def size(self) -> int:
+            return len(self.value)  # type: ignore[arg-type]
+
+    Fragile.__module__ = "contextwise.fragile"
+    assert _fuzz(Target("contextwise.Fragile", Fragile), {"one": 1}, 1) == [
+        "contextwise.Fragile(…).size[value=one]: TypeError: \"object of type 'int' has no len()\""
+    ]
     assert allowed(KeyError("x"), "contextwise.InvalidValueError")
     assert not allowed(KeyError("x"), "contextwise.recall")
