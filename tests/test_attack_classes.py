@@ -131,10 +131,12 @@ def test_cost_checks_its_provider_and_date() -> None:
         (lambda: PartEstimate().encrypted_chars(5), InvalidTypeError, "not_a_string"),
         (lambda: PartEstimate().flat_chars(["image"]), InvalidValueError, "invalid_choice"),
         (lambda: PartEstimate().image_chars(5, "openai"), InvalidTypeError, "not_an_instance"),
+        (lambda: PartEstimate(image_tokens=True), InvalidValueError, "invalid_part_estimate"),
+        (lambda: PartEstimate(file_tokens=10**30), InvalidValueError, "out_of_range"),
     ],
     ids=["image_tokens(None)", "image_tokens(NaN)", "image_tokens(rule)", "image_size(5)",
          "to_chars(10**5000)", "to_chars(nan)", "encrypted_chars(5)", "flat_chars(list)",
-         "image_chars(5)"],
+         "image_chars(5)", "PartEstimate(True)", "PartEstimate(10**30)"],
 )
 def test_image_and_part_estimate_helpers_check_their_arguments(
     call: Callable[[], object], error: type[ContextwiseError], code: str

@@ -94,10 +94,11 @@ class PartEstimate:
     def __post_init__(self) -> None:
         for name in ("image_tokens", "audio_tokens", "video_tokens", "file_tokens"):
             value = getattr(self, name)
-            if not isinstance(value, int) or finite_float(value) is None or value < 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidValueError(
                     "invalid_part_estimate", field=name, value=short_repr(value)
                 )
+            whole_number(value, name)  # no larger than any count contextwise takes
         for name in ("encrypted_ratio", "chars_per_token"):
             value = getattr(self, name)
             number = finite_float(value)
