@@ -15,7 +15,8 @@ from contextwise import (
     set_locale,
     use_locale,
 )
-from contextwise.i18n import Message, format_value, translate, translations
+from contextwise._translation import translations
+from contextwise.i18n import Message, format_value, translate
 
 
 @pytest.mark.parametrize(

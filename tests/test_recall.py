@@ -102,7 +102,7 @@ def test_recall_works_inside_a_running_event_loop() -> None:
         ({"ref": "call_1", "offset": -1}, InvalidValueError, "negative_size"),
         ({"ref": "call_1", "limit": 0}, InvalidValueError, "invalid_recall_limit"),
         ({"ref": 7}, InvalidTypeError, "not_a_string"),
-        ({"ref": "call_1", "offset": 1.5}, InvalidTypeError, "not_a_number"),
+        ({"ref": "call_1", "offset": 1.5}, InvalidTypeError, "not_a_whole_number"),
     ],
 )
 def test_a_bad_recall_is_a_coded_translated_error(

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from contextwise.errors import InvalidTypeError
+from contextwise._translation import short_repr
+from contextwise.errors import InvalidTypeError, InvalidValueError
 
 MAX_DEPTH = 100
 """The deepest nesting of lists and objects that contextwise reads, in a policy file, a message
@@ -93,3 +94,29 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
             if isinstance(child, containers):
                 push((child, depth + 1))
     return False
+
+
+SIZE_LIMIT = 2**63 - 1
+"""The largest count, offset or size that contextwise takes: what a store's integer column
+holds, far beyond any text or token count, and small enough to print and to make a float of."""
+
+
+def whole_number(value: object, name: str, minimum: int = 0, maximum: int = SIZE_LIMIT) -> int:
+    """The value when it is a whole number (not a boolean) within ``[minimum, maximum]``.
+
+    Raises ``not_a_whole_number`` for another type (a float included, even ``1.0``),
+    ``negative_size`` below a minimum of 0, and ``out_of_range`` otherwise.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError("not_a_whole_number", name=name, value=short_repr(value))
+    if value < minimum:
+        if minimum == 0:
+            raise InvalidValueError("negative_size", name=name, value=short_repr(value))
+        raise InvalidValueError(
+            "out_of_range", field=name, constraint=f"≥ {minimum}", value=short_repr(value)
+        )
+    if value > maximum:
+        raise InvalidValueError(
+            "out_of_range", field=name, constraint=f"≤ {maximum}", value=short_repr(value)
+        )
+    return int(value)

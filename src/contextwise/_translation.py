@@ -283,7 +283,9 @@ def _joined(items: tuple[str, ...], locale: str) -> str:
 
 def translate(message: Message, params: Mapping[str, object], locale: Locale) -> str:
     """Translate and fill a message; any catalog fault falls back to the English text."""
-    english = _fill(_choose(message, params, _gettext.NullTranslations()), params, "en")
+    english = _fill(
+        _choose(message, params, _gettext.NullTranslations()), params, "en", strict=False
+    )
     if locale == "en":
         return english
     try:
@@ -306,5 +308,18 @@ def _choose(
     return catalog.ngettext(message.singular, message.plural, number)
 
 
-def _fill(template: str, params: Mapping[str, object], locale: Locale) -> str:
-    return template.format_map({key: format_value(value, locale) for key, value in params.items()})
+class _Values(dict[str, str]):
+    """A message's formatted parameters; one it names but was not given shows as its
+    placeholder, so that rendering an error never raises."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _fill(
+    template: str, params: Mapping[str, object], locale: Locale, *, strict: bool = True
+) -> str:
+    values = {key: format_value(value, locale) for key, value in params.items()}
+    # A translation that names a parameter the English does not is broken: it raises, and the
+    # English is shown. The English itself shows a parameter it was not given as a placeholder.
+    return template.format_map(values if strict else _Values(values))

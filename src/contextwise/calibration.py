@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from contextwise._checks import whole_number
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.messages import message_text
@@ -226,6 +227,7 @@ class CalibratedCounter:
         Returns:
             The number of calls, 0 for a model never observed.
         """
+        _check_model(model)
         fit = self._fits.get(model)
         return 0 if fit is None else fit.observations
 
@@ -243,6 +245,8 @@ class CalibratedCounter:
         Returns:
             The base tokens of each script the text holds.
         """
+        if not isinstance(text, str):
+            raise InvalidTypeError("not_a_string", name="text", type_name=type(text).__name__)
         cached = self._recent.get(text)
         if cached is None:
             cached = self._split(text)
@@ -308,9 +312,11 @@ class CalibratedCounter:
 
         Raises:
             InvalidTypeError: When the request or the usage cannot be read.
+            InvalidValueError: When the usage reports more than 2⁶³ − 1 input tokens (code
+                ``out_of_range``), which no call bills; nothing is learnt from it.
         """
         _check_model(model)
-        billed = usage_from(usage).input_tokens
+        billed = whole_number(usage_from(usage).input_tokens, "input_tokens")
         features = self.features(request)
         predicted = _dot(self._coefficients(model), features)
         if billed <= 0:
@@ -341,6 +347,7 @@ class CalibratedCounter:
         Returns:
             The ratio of each script (``1.0`` for a script never seen).
         """
+        _check_model(model)
         coefficients = self._coefficients(model)
         return dict(zip(SCRIPTS, coefficients, strict=False))
 
@@ -353,6 +360,7 @@ class CalibratedCounter:
         Returns:
             The per-message and the per-call overhead, in tokens.
         """
+        _check_model(model)
         coefficients = self._coefficients(model)
         return coefficients[-2], coefficients[-1]
 
@@ -488,6 +496,7 @@ class ModelCounter:
         Returns:
             The calibrated count, rounded up.
         """
+        whole_number(base_tokens, "base_tokens")
         return max(0, math.ceil(base_tokens * self.mean_ratio() + self.overheads[0] - 1e-9))
 
     def mean_ratio(self) -> float:

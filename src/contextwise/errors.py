@@ -84,8 +84,8 @@ class ContextwiseError(Exception):
         detail: str | None = None,
         **params: Any,
     ) -> None:
-        if _find_message(type(self), code) is None:
-            raise KeyError(f"{type(self).__name__} has no error code {code!r}")
+        if not isinstance(code, str) or _find_message(type(self), code) is None:
+            raise KeyError(f"{type(self).__name__} has no error code {short_repr(code)}")
         self.code = code
         self.params = params
         self.detail = detail
@@ -357,6 +357,7 @@ class InvalidTypeError(ContextwiseError, TypeError):
         "not_a_number": N_("{name} must be a number, got a value of type {type_name}."),
         "bool_not_a_number": N_("{name} must be a number, not a boolean."),
         "not_a_string": N_("{name} must be a string, got a value of type {type_name}."),
+        "not_a_whole_number": N_("{name} must be a whole number, got {value}."),
         "not_callable": N_("{name} must be a function, got a value of type {type_name}."),
         "invalid_conversation_store": N_(
             "store must be a MemoryStore, SQLiteStore or SQLAlchemyStore (a store that keeps "

@@ -7,8 +7,9 @@ answer users in different languages from different tasks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from gettext import NullTranslations
 
 from contextwise._translation import (
     DOMAIN,
@@ -24,10 +25,11 @@ from contextwise._translation import (
     format_value,
     locales_dir,
     match_locale,
-    translate,
-    translations,
+    short_repr,
 )
-from contextwise.errors import checked_locale
+from contextwise._translation import translate as _translate
+from contextwise._translation import translations as _translations
+from contextwise.errors import InvalidTypeError, InvalidValueError, checked_locale
 
 __all__ = [
     "DOMAIN",
@@ -50,6 +52,62 @@ __all__ = [
     "translations",
     "use_locale",
 ]
+
+
+def translate(message: Message, params: Mapping[str, object], locale: str) -> str:
+    """Translate a message into a locale and fill in its named parameters.
+
+    Args:
+        message: The message, as :func:`N_` or :func:`NP_` made it.
+        params: The values of its placeholders, by name.
+        locale: ``"en"``, ``"fr"`` or ``"zh"``, or any spelling of them; never a path.
+
+    Returns:
+        The message in that locale (in English when the catalog lacks it).
+
+    Raises:
+        UnsupportedLocaleError: When the locale is not English, French or Chinese.
+        InvalidTypeError: When the message is not a :class:`Message` or the parameters are not a
+            mapping.
+        InvalidValueError: When the message names a parameter that ``params`` lacks.
+
+    Examples:
+        >>> from contextwise.i18n import N_, translate
+        >>> translate(N_("{name} must be a string."), {"name": "ref"}, "en")
+        'ref must be a string.'
+    """
+    target = checked_locale(locale)
+    if not isinstance(message, Message) or not all(
+        isinstance(part, str | None) for part in message
+    ):
+        raise InvalidTypeError(
+            "not_an_instance", name="message", expected="Message",
+            type_name=type(message).__name__,
+        )
+    if not isinstance(params, Mapping):
+        raise InvalidTypeError("not_a_mapping", name="params", type_name=type(params).__name__)
+    try:
+        return _translate(message, params, target)
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+        raise InvalidValueError("invalid_value", field="message", value=short_repr(
+            message.singular)) from exc
+
+
+def translations(locale: str, domain: str = DOMAIN) -> NullTranslations:
+    """Return the gettext translations of a domain (``contextwise``, ``reference``, ``site``) in
+    a locale; English (no translation) for a domain without a catalog.
+
+    Raises:
+        UnsupportedLocaleError: When the locale is not English, French or Chinese (a path
+            included: no file outside the package's catalogs is ever opened).
+        InvalidValueError: When the domain is not a plain name (``contextwise``).
+    """
+    target = checked_locale(locale)
+    if not isinstance(domain, str):
+        raise InvalidTypeError("not_a_string", name="domain", type_name=type(domain).__name__)
+    if not domain.isidentifier() or not domain.isascii():
+        raise InvalidValueError("invalid_value", field="domain", value=short_repr(domain))
+    return _translations(target, domain)
 
 
 def normalize_locale(value: object) -> Locale:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Literal, TypeAlias
 
-from contextwise._checks import require_instance
+from contextwise._checks import require_instance, require_mapping
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.prices import Cost, ModelPrices, cost
@@ -96,19 +96,42 @@ class UsageRecord:
 
         Returns:
             The record.
+
+        Raises:
+            InvalidTypeError: When the data is not a mapping (code ``not_a_mapping``).
+            InvalidValueError: When it is not a record that :meth:`to_json` wrote (code
+                ``invalid_value``).
         """
-        price = data.get("cost")
-        return cls(
-            usage=Usage.model_validate(data["usage"]),
-            model=data.get("model"),
-            kind=data["kind"],
-            cost=None
-            if price is None
-            else Cost(Decimal(price["input"]), Decimal(price["output"]), price["source"],
-                      price["model"]),
-            at=datetime.fromisoformat(data["at"]),
-            step=data.get("step"),
-        )
+        require_mapping(data, "data")
+        try:
+            record = _record_from_json(cls, data)
+        except ContextwiseError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError):
+            raise InvalidValueError("invalid_value", field="data", value=short_repr(data)) from None
+        for field, value, expected in (
+            ("model", record.model, str | None),
+            ("kind", record.kind, str),
+            ("step", record.step, int | None),
+        ):
+            if not isinstance(value, expected) or isinstance(value, bool):
+                raise InvalidValueError("invalid_value", field=field, value=short_repr(value))
+        return record
+
+
+def _record_from_json(cls: type[UsageRecord], data: Mapping[str, Any]) -> UsageRecord:
+    price = data.get("cost")
+    return cls(
+        usage=Usage.model_validate(data["usage"]),
+        model=data.get("model"),
+        kind=data["kind"],
+        cost=None
+        if price is None
+        else Cost(Decimal(price["input"]), Decimal(price["output"]), price["source"],
+                  price["model"]),
+        at=datetime.fromisoformat(data["at"]),
+        step=data.get("step"),
+    )
 
 
 @dataclass(frozen=True, slots=True)

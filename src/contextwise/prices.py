@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, field_validator
 
-from contextwise._checks import require_instance
+from contextwise._checks import require_instance, require_string
 from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
 from contextwise.errors import InvalidTypeError, InvalidValueError, MissingDependencyError
@@ -227,8 +227,9 @@ def cost(
 
     Raises:
         InvalidTypeError: When ``usage`` is not a :class:`~contextwise.Usage`, the model is
-            neither a name nor a model spec (code ``not_a_string``), or ``prices`` is not a
-            :class:`ModelPrices` (code ``not_an_instance``).
+            neither a name nor a model spec (code ``not_a_string``), ``prices`` is not a
+            :class:`ModelPrices` (code ``not_an_instance``), ``provider`` is not a string
+            (``not_a_string``) or ``at`` is not a ``datetime`` (``not_an_instance``).
         InvalidValueError: When genai-prices does not know the model (code
             ``unknown_model_price``).
         MissingDependencyError: When prices are needed from genai-prices and it is not
@@ -249,6 +250,10 @@ def cost(
         raise InvalidTypeError("not_a_string", name="model", type_name=type(model).__name__)
     if prices is not None:
         require_instance(prices, ModelPrices, "prices", "ModelPrices")
+    if provider is not None:
+        require_string(provider, "provider")
+    if at is not None:
+        require_instance(at, datetime, "at", "datetime")
     chosen = prices if prices is not None else getattr(model, "prices", None)
     if chosen is not None:
         tier = chosen.tier_for(usage)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from contextwise._checks import whole_number
 from contextwise._translation import short_text
 from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy import (
@@ -128,7 +129,9 @@ def _clear_tool_uses(step: ClearStep, trigger: int) -> dict[str, Any]:
         "trigger": {"type": "input_tokens", "value": trigger},
         "keep": {"type": "tool_uses", "value": step.keep_recent},
     }
+    whole_number(step.keep_recent, "keep_recent")
     if step.min_gain_tokens is not None:
+        whole_number(step.min_gain_tokens, "min_gain_tokens")
         edit["clear_at_least"] = {"type": "input_tokens", "value": step.min_gain_tokens}
     if step.exclude_tools:
         edit["exclude_tools"] = list(step.exclude_tools)
@@ -209,6 +212,9 @@ def _mapped(
         trigger = checked.target_input_tokens
     if trigger is None:
         raise PolicyConfigurationError("provider_trigger_required", provider=provider)
+    # A provider's request is JSON: a count that JSON or the provider cannot take is refused
+    # here, not when the request is sent.
+    whole_number(trigger, "trigger_tokens")
     return checked, trigger, _chosen(checked, steps)
 
 

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import inspect
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Final, Literal, TypeAlias
+from weakref import WeakKeyDictionary, finalize
 
+from contextwise._checks import MAX_DEPTH, whole_number
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
@@ -58,6 +62,20 @@ class RecallPage:
 
     source: RecallSource
     """Where the original was found: ``history`` or ``archive``."""
+
+    def __post_init__(self) -> None:
+        _checked_ref(self.ref)
+        if not isinstance(self.text, str):
+            raise InvalidTypeError(
+                "not_a_string", name="text", type_name=type(self.text).__name__
+            )
+        whole_number(self.offset, "offset")
+        whole_number(self.total_chars, "total_chars")
+        if self.source not in ("history", "archive"):
+            raise InvalidValueError(
+                "invalid_choice", field="source", expected=["history", "archive"],
+                value=short_repr(self.source),
+            )
 
     @property
     def next_offset(self) -> int | None:
@@ -129,10 +147,11 @@ async def arecall(
 
     Raises:
         InvalidValueError: When no original has that ref (code ``unknown_recall_ref``), the
-            offset is negative (``negative_size``) or the limit is below 1
-            (``invalid_recall_limit``).
+            offset is negative (``negative_size``), the limit is below 1
+            (``invalid_recall_limit``), or either is above 2⁶³ − 1 (``out_of_range``).
         InvalidTypeError: When the ref is not a string, the offset or the limit is not a whole
-            number, or ``history`` or ``archive`` gives something other than a list.
+            number (``not_a_whole_number``), or ``history`` or ``archive`` gives something other
+            than a list.
 
     Examples:
         >>> import asyncio
@@ -145,17 +164,23 @@ async def arecall(
 
 
 def _recall(
-    ref: object, history: object, archive: object, offset: object, limit: object
+    ref: object,
+    history: object,
+    archive: object,
+    offset: object,
+    limit: object,
+    indexes: tuple[RecallIndex, RecallIndex] | None = None,
 ) -> Effects[RecallPage]:
     name = _checked_ref(ref)
     start = _whole(offset, "offset", 0)
     size = _whole(limit, "limit", 1)
     messages = yield from _read(history, "history")
-    text = original_text(name, messages)
+    text = _find(name, messages, indexes[0] if indexes else None)
     source: RecallSource = "history"
     if text is None:
         archived = yield from _read(_archive_source(archive), "archive")
-        text = original_text(name, [getattr(item, "message", item) for item in archived])
+        index = _archive_index(archive) or (indexes[1] if indexes else None)
+        text = _find(name, [getattr(item, "message", item) for item in archived], index)
         source = "archive"
     if text is None:
         raise InvalidValueError("unknown_recall_ref", ref=name)
@@ -166,16 +191,152 @@ def original_text(ref: str, messages: Sequence[ChatMessage]) -> str | None:
     """The text of the original tool result named ``ref`` among messages, newest first, or
     ``None``; a message that no shape knows is passed over."""
     for message in reversed(messages):
-        try:
-            facts = read_message(message, unknown_items="opaque")
-        except ContextwiseError:
-            continue
-        if not facts.has_results:
-            continue
-        for result in tool_results(message, facts.shape):
-            if result.ref == ref and not is_reduced(result.text):
-                return result.text
+        for found, text in _originals(message):
+            if found == ref:
+                return text
     return None
+
+
+def _originals(message: object) -> list[tuple[str, str]]:
+    """The refs and texts of the original tool results that one message holds."""
+    try:
+        facts = read_message(message, unknown_items="opaque")
+    except ContextwiseError:
+        return []
+    if not facts.has_results:
+        return []
+    return [
+        (result.ref, result.text)
+        for result in tool_results(message, facts.shape)
+        if not is_reduced(result.text)
+    ]
+
+
+def _same(first: object, second: object) -> bool:
+    """Whether two messages are the same one: the same object, or equal (a framework that reads
+    its history again builds new objects); a message whose ``==`` fails is not the same."""
+    if first is second:
+        return True
+    try:
+        return bool(first == second)
+    except Exception:  # noqa: BLE001 - a strange message only costs a rebuilt index
+        return False
+
+
+class _Conversation:
+    """The index of one conversation: where the newest original of each ref is, for the
+    messages indexed so far, and a few of those messages to tell that they did not change."""
+
+    __slots__ = ("count", "first", "refs", "samples")
+
+    def __init__(self, first: object) -> None:
+        self.first = first
+        self.count = 0
+        self.refs: dict[str, int] = {}
+        self.samples: list[tuple[int, object]] = []
+
+    def follows(self, messages: Sequence[object]) -> bool:
+        """Whether ``messages`` extends what was indexed: as long, and the same message at each
+        sampled position (the last one indexed, and every power of two before it)."""
+        return self.count <= len(messages) and all(
+            _same(messages[position], message) for position, message in self.samples
+        )
+
+    def extend(self, messages: Sequence[object]) -> None:
+        for position in range(self.count, len(messages)):
+            for ref, _ in _originals(messages[position]):
+                self.refs[ref] = position
+        self.count = len(messages)
+        positions = {self.count - 1} | {
+            (1 << power) - 1 for power in range(self.count.bit_length())
+        }
+        self.samples = [
+            (position, messages[position]) for position in sorted(positions) if position >= 0
+        ]
+
+
+class RecallIndex:
+    """Where each ref's original is, per conversation, so that a recall does not read the whole
+    history again: each call reads only the messages added since the last one.
+
+    A conversation is told apart by its first message; one whose indexed messages changed (an
+    edited or another history) is indexed again from the start. A found original is read again
+    from its message, so the index never answers with a stale text. Internal: the recall tools
+    and the sessions keep one.
+    """
+
+    CONVERSATIONS: Final = 32
+    """How many conversations one index remembers; the least recently used is dropped."""
+
+    def __init__(self) -> None:
+        self._conversations: list[_Conversation] = []
+        self._lock = threading.Lock()  # a framework may run a sync tool in several threads
+        self.reads = 0
+        """How many messages were read to index them (for the tests and the benchmark)."""
+
+    def find(self, ref: str, messages: Sequence[object]) -> str | None:
+        """The text of the newest original named ``ref`` among ``messages``, or ``None``."""
+        if not messages:
+            return None
+        with self._lock:
+            conversation = self._conversation(messages)
+            before = conversation.count
+            conversation.extend(messages)
+            self.reads += conversation.count - before
+            position = conversation.refs.get(ref)
+        if position is None:
+            return None
+        for found, text in _originals(messages[position]):
+            if found == ref:
+                return text
+        return original_text(ref, messages)  # not reached while the history only grows
+
+    def _conversation(self, messages: Sequence[object]) -> _Conversation:
+        first = messages[0]
+        for index, conversation in enumerate(self._conversations):
+            if _same(conversation.first, first):
+                del self._conversations[index]
+                if not conversation.follows(messages):
+                    conversation = _Conversation(first)
+                break
+        else:
+            conversation = _Conversation(first)
+            if len(self._conversations) >= self.CONVERSATIONS:
+                self._conversations.pop()
+        self._conversations.insert(0, conversation)
+        return conversation
+
+
+_TOOL_INDEXES: dict[int, tuple[RecallIndex, RecallIndex]] = {}
+"""Each recall tool's indexes (of its history, and of an archive given as a list), by the
+tool's id, dropped when the tool is."""
+
+
+def _tool_indexes(tool: object) -> tuple[RecallIndex, RecallIndex]:
+    key = id(tool)
+    found = _TOOL_INDEXES.get(key)
+    if found is None:
+        found = _TOOL_INDEXES[key] = (RecallIndex(), RecallIndex())
+        finalize(tool, _TOOL_INDEXES.pop, key, None)
+    return found
+
+
+_SESSION_INDEXES: WeakKeyDictionary[object, RecallIndex] = WeakKeyDictionary()
+"""The index of each session's archive, kept as long as the session lives."""
+
+
+def _archive_index(archive: object) -> RecallIndex | None:
+    """The index kept for a session given as the archive, or ``None`` for another source."""
+    if not callable(getattr(archive, "aarchive", None)):
+        return None
+    try:
+        return _SESSION_INDEXES.setdefault(archive, RecallIndex())
+    except TypeError:  # an object that cannot be weakly referenced
+        return None
+
+
+def _find(ref: str, messages: Sequence[Any], index: RecallIndex | None) -> str | None:
+    return original_text(ref, messages) if index is None else index.find(ref, messages)
 
 
 def _read(source: object, name: str) -> Effects[Sequence[Any]]:
@@ -202,16 +363,27 @@ def _checked_ref(ref: object) -> str:
 
 
 def _whole(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidTypeError("not_a_number", name=name, type_name=type(value).__name__)
-    if value < minimum:
-        if minimum == 0:
-            raise InvalidValueError("negative_size", name=name, value=value)
+    if minimum == 1 and isinstance(value, int) and not isinstance(value, bool) and value < 1:
         raise InvalidValueError("invalid_recall_limit", value=value)
-    return value
+    return whole_number(value, name, minimum)
 
 
-@dataclass(frozen=True, slots=True)
+def check_tool_name(name: object) -> str:
+    """A recall tool's name: a non-blank string that every framework takes (no NUL, no lone
+    surrogate, since a framework encodes it in UTF-8 or hands it to C)."""
+    if not isinstance(name, str):
+        raise InvalidTypeError("not_a_string", name="name", type_name=type(name).__name__)
+    if not name.strip() or "\x00" in name or not name.isprintable():
+        raise InvalidValueError("blank_value" if not name.strip() else "invalid_value",
+                                field="name", value=short_repr(name))
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidValueError("invalid_value", field="name", value=short_repr(name)) from None
+    return name
+
+
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class RecallTool:
     """Recall as a tool that the model calls: a name, a description, the JSON Schema of its
     arguments, and a handler (see :func:`~contextwise.recall`).
@@ -243,6 +415,10 @@ class RecallTool:
 
     name: str = "recall"
     """The tool's name, which the placeholders name too."""
+
+    def __post_init__(self) -> None:
+        _whole(self.limit, "limit", 1)
+        check_tool_name(self.name)
 
     @property
     def description(self) -> str:
@@ -292,11 +468,19 @@ class RecallTool:
         Returns:
             The tool definition, ready to pass in the request's ``tools``.
 
+        Raises:
+            InvalidValueError: When ``api`` is neither of the two (code ``invalid_choice``).
+
         Examples:
             >>> from contextwise import recall_tool
             >>> sorted(recall_tool().definition("openai-responses"))
             ['description', 'name', 'parameters', 'type']
         """
+        if api not in ("openai-chat", "openai-responses"):
+            raise InvalidValueError(
+                "invalid_choice", field="api", expected=["openai-chat", "openai-responses"],
+                value=short_repr(api),
+            )
         function = {
             "name": self.name,
             "description": self.description,
@@ -334,27 +518,54 @@ class RecallTool:
         """
         return await run_async(self._handle(arguments))
 
-    def _handle(self, arguments: str | Mapping[str, Any]) -> Effects[str]:
+    def _handle(
+        self, arguments: str | Mapping[str, Any], history: object = None
+    ) -> Effects[str]:
         try:
             values = _arguments(arguments)
             limit = values.get("limit", self.limit)
             if isinstance(limit, int) and not isinstance(limit, bool):
                 limit = min(limit, self.limit)
             page: RecallPage = yield from _recall(
-                values.get("ref"), self.history, self.archive, values.get("offset", 0), limit
+                values.get("ref"),
+                self.history if history is None else history,
+                self.archive,
+                values.get("offset", 0),
+                limit,
+                _tool_indexes(self),
             )
         except ContextwiseError as error:
             return str(error)
         return page.for_model()
 
 
+async def answer(tool: RecallTool, history: object, arguments: object) -> str:
+    """Answer a call of a recall tool with the framework's current messages, keeping the tool's
+    index between calls (the integrations build one tool and call this at each call)."""
+    return await run_async(tool._handle(arguments, history))  # type: ignore[arg-type]
+
+
+def answer_sync(tool: RecallTool, history: object, arguments: object) -> str:
+    """:func:`answer`, for a framework's sync tool face."""
+    return run_sync(tool._handle(arguments, history))  # type: ignore[arg-type]
+
+
+def _json_int(digits: str) -> int:
+    """A JSON integer of any length (``int()`` refuses more than 4,300 digits; the checks of
+    offset and limit then refuse it with a coded error)."""
+    return int(Decimal(digits))
+
+
 def _arguments(arguments: object) -> Mapping[str, Any]:
-    if isinstance(arguments, str | bytes):
+    if isinstance(arguments, str | bytes | bytearray):
         try:
-            arguments = json.loads(arguments)
-        except ValueError as exc:
-            line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 0)
-            raise InvalidValueError("invalid_json", line=line, column=column) from None
+            arguments = json.loads(arguments, parse_int=_json_int)
+        except json.JSONDecodeError as exc:
+            raise InvalidValueError("invalid_json", line=exc.lineno, column=exc.colno) from None
+        except RecursionError:
+            raise InvalidValueError("too_deep", field="arguments", limit=MAX_DEPTH) from None
+        except ValueError:  # undecodable bytes
+            raise InvalidValueError("invalid_json", line=1, column=1) from None
     if not isinstance(arguments, Mapping):
         raise InvalidTypeError(
             "not_a_mapping", name="arguments", type_name=type(arguments).__name__
@@ -388,8 +599,10 @@ def recall_tool(
         The tool.
 
     Raises:
-        InvalidValueError: When the limit is below 1 (code ``invalid_recall_limit``) or the
-            name is blank (``blank_value``).
+        InvalidValueError: When the limit is below 1 (code ``invalid_recall_limit``) or above
+            2⁶³ − 1 (``out_of_range``), or the name is blank (``blank_value``) or holds a
+            character that a framework cannot take, such as NUL, a line break or a lone
+            surrogate (``invalid_value``).
         InvalidTypeError: When the limit is not a whole number or the name not a string.
 
     Examples:
@@ -399,8 +612,5 @@ def recall_tool(
         4000
     """
     _whole(limit, "limit", 1)
-    if not isinstance(name, str):
-        raise InvalidTypeError("not_a_string", name="name", type_name=type(name).__name__)
-    if not name.strip():
-        raise InvalidValueError("blank_value", field="name", value=short_repr(name))
+    check_tool_name(name)
     return RecallTool(history, archive, limit, name)

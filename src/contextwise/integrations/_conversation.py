@@ -38,6 +38,7 @@ from contextwise import (
     PolicyRunner,
 )
 from contextwise._effects import Effects, await_blocking, run_async, run_sync
+from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.integrations._overflow import Overflow
 from contextwise.policy._runner import as_runner, limits_of, runner_core
@@ -200,7 +201,7 @@ class Conversation:
                 "out_of_range",
                 field="max_memory_bytes",
                 constraint="an integer above 0",
-                value=repr(max_memory_bytes),
+                value=short_repr(max_memory_bytes),
             )
         # A reduce policy without limits is accepted here: it acts on a provider's overflow.
         self.runner = as_runner(policy, options, defaults=INTEGRATION_DEFAULTS, can_idle=True)

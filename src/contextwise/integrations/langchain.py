@@ -30,6 +30,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.recalling import answer, answer_sync
 from contextwise.session import ConversationStore
 
 try:
@@ -422,7 +423,8 @@ def recall_tool(
         A LangChain ``StructuredTool`` with a sync and an async face.
 
     Raises:
-        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidValueError: When the limit is below 1 or the name is blank or holds a character
+            that a framework cannot take (NUL, a line break, a lone surrogate).
         InvalidTypeError: When the limit is not a whole number or the name not a string.
 
     Examples:
@@ -431,8 +433,6 @@ def recall_tool(
         >>> tool.name, sorted(tool.args)
         ('recall', ['limit', 'offset', 'ref'])
     """
-    from dataclasses import replace
-
     from langchain.tools import ToolRuntime
     from langchain_core.tools import StructuredTool
 
@@ -441,13 +441,12 @@ def recall_tool(
     def arguments(ref: str, offset: int, size: int) -> dict[str, Any]:
         return {"ref": ref, "offset": offset, "limit": size}
 
+    # One tool, whose index of each thread's messages is kept between calls.
     def run(ref: str, runtime: ToolRuntime, offset: int = 0, limit: int = limit) -> str:
-        tool = replace(base, history=list(runtime.state["messages"]))
-        return tool.handle(arguments(ref, offset, limit))
+        return answer_sync(base, runtime.state["messages"], arguments(ref, offset, limit))
 
     async def arun(ref: str, runtime: ToolRuntime, offset: int = 0, limit: int = limit) -> str:
-        tool = replace(base, history=list(runtime.state["messages"]))
-        return await tool.ahandle(arguments(ref, offset, limit))
+        return await answer(base, runtime.state["messages"], arguments(ref, offset, limit))
 
     return StructuredTool.from_function(
         func=run, coroutine=arun, name=name, description=base.description

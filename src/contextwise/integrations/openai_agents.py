@@ -27,6 +27,7 @@ from contextwise import (
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance
+from contextwise.errors import InvalidTypeError
 from contextwise.integrations._conversation import (
     DEFAULT_MAX_MEMORY_BYTES,
     Conversation,
@@ -39,6 +40,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.recalling import answer
 from contextwise.session import ConversationStore
 
 try:
@@ -122,7 +124,8 @@ class PolicySession:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        InvalidTypeError: When ``session`` is not an Agents SDK session (code
+            ``not_an_instance``), or ``on_result`` or a compressor or app is not callable.
 
     Examples:
         >>> import asyncio
@@ -167,6 +170,7 @@ class PolicySession:
         max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         **options: Unpack[RunnerOptions],
     ) -> None:
+        _check_session(session)
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
@@ -231,6 +235,8 @@ class PolicySession:
             A copy of ``base`` (or a new ``RunConfig``) whose ``call_model_input_filter`` is
             :meth:`model_input_filter`, composed with the one ``base`` had.
         """
+        if base is not None:
+            require_instance(base, RunConfig, "base", "RunConfig")
         config = base if base is not None else RunConfig()
         existing = config.call_model_input_filter
         if existing is None:
@@ -875,6 +881,21 @@ def _with_effort(settings: ModelSettings, outcome: RouteOutcome) -> ModelSetting
     return dataclasses.replace(settings, reasoning=chosen)
 
 
+_SESSION_METHODS = ("get_items", "add_items", "pop_item", "clear_session")
+
+
+def _check_session(session: object) -> None:
+    """An Agents SDK session: a ``session_id`` and the four methods of the ``Session`` protocol
+    (the SDK's protocol is not checkable at run time, so its members are)."""
+    if not hasattr(session, "session_id") or not all(
+        callable(getattr(session, name, None)) for name in _SESSION_METHODS
+    ):
+        raise InvalidTypeError(
+            "not_an_instance", name="session", expected="Session",
+            type_name=type(session).__name__,
+        )
+
+
 def recall_tool(
     session: Session | None = None,
     *,
@@ -901,7 +922,8 @@ def recall_tool(
         An Agents SDK ``FunctionTool``.
 
     Raises:
-        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidValueError: When the limit is below 1 or the name is blank or holds a character
+            that a framework cannot take (NUL, a line break, a lone surrogate).
         InvalidTypeError: When the limit is not a whole number or the name not a string.
 
     Examples:
@@ -915,7 +937,7 @@ def recall_tool(
 
     async def invoke(context: ToolContext[Any], arguments: str) -> str:
         history = [] if store is None else list(await store.get_items())
-        return await dataclasses.replace(base, history=history).ahandle(arguments)
+        return await answer(base, history, arguments)
 
     return FunctionTool(
         name=name,

@@ -22,6 +22,7 @@ from contextwise import (
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise.effort import Effort
+from contextwise.errors import InvalidTypeError
 from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
@@ -31,6 +32,7 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.recalling import answer
 from contextwise.session import ConversationStore
 
 try:
@@ -354,7 +356,8 @@ def history_processor(
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable; the
+            returned function raises it (code ``not_a_message_list``) when given no list.
 
     Examples:
         >>> from pydantic_ai import Agent
@@ -369,6 +372,10 @@ def history_processor(
     conversation = Conversation(policy, fragment_id, on_result, options)
 
     async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
+        if not isinstance(messages, list | tuple):
+            raise InvalidTypeError(
+                "not_a_message_list", name="messages", type_name=type(messages).__name__
+            )
         return _join_system_parts(await conversation.afit(_split_system_parts(messages)))
 
     return process
@@ -556,7 +563,8 @@ def recall_tool(
         A pydantic-ai ``Tool`` that takes the run context.
 
     Raises:
-        InvalidValueError: When the limit is below 1 or the name is blank.
+        InvalidValueError: When the limit is below 1 or the name is blank or holds a character
+            that a framework cannot take (NUL, a line break, a lone surrogate).
         InvalidTypeError: When the limit is not a whole number or the name not a string.
 
     Examples:
@@ -575,7 +583,6 @@ def recall_tool(
             offset: Where to start reading, in characters.
             limit: The most characters to read.
         """
-        tool = replace(base, history=list(ctx.messages))
-        return await tool.ahandle({"ref": ref, "offset": offset, "limit": limit})
+        return await answer(base, ctx.messages, {"ref": ref, "offset": offset, "limit": limit})
 
     return Tool(recall, takes_ctx=True, name=name, description=base.description)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from types import MappingProxyType
 
-from contextwise._checks import require_instance
+from contextwise._checks import require_callable, require_instance
 from contextwise._translation import short_repr, short_text
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
@@ -132,6 +132,8 @@ class RoutingRule:
             InvalidTypeError: When ``when`` returns something other than a bool (code
                 ``not_a_bool``).
         """
+        require_instance(context, RoutingContext, "context", "RoutingContext")
+        require_callable(tokens, "tokens")
         if self.min_step is not None and context.step < self.min_step:
             return False
         if self.has_tools is not None and bool(context.tools) != self.has_tools:

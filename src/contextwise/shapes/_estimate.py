@@ -15,9 +15,9 @@ import math
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
-from contextwise._checks import finite_float
+from contextwise._checks import finite_float, whole_number
 from contextwise._translation import short_repr
-from contextwise.errors import InvalidValueError
+from contextwise.errors import InvalidTypeError, InvalidValueError
 
 PartKind: TypeAlias = Literal["image", "audio", "video", "file", "encrypted"]
 """The kinds of parts that are measured by an estimate."""
@@ -94,10 +94,11 @@ class PartEstimate:
     def __post_init__(self) -> None:
         for name in ("image_tokens", "audio_tokens", "video_tokens", "file_tokens"):
             value = getattr(self, name)
-            if not isinstance(value, int) or finite_float(value) is None or value < 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidValueError(
                     "invalid_part_estimate", field=name, value=short_repr(value)
                 )
+            whole_number(value, name)  # no larger than any count contextwise takes
         for name in ("encrypted_ratio", "chars_per_token"):
             value = getattr(self, name)
             number = finite_float(value)
@@ -121,6 +122,10 @@ class PartEstimate:
             >>> PartEstimate().flat_chars("audio")
             7680
         """
+        if kind not in _KINDS:
+            raise InvalidValueError(
+                "invalid_choice", field="kind", expected=list(_KINDS), value=short_repr(kind)
+            )
         tokens = {
             "image": self.image_tokens,
             "audio": self.audio_tokens,
@@ -143,6 +148,7 @@ class PartEstimate:
             >>> PartEstimate().to_chars(85)
             340
         """
+        whole_number(tokens, "tokens")
         return math.ceil(tokens * self.chars_per_token)
 
     def encrypted_chars(self, text: str) -> int:
@@ -159,6 +165,8 @@ class PartEstimate:
             >>> PartEstimate().encrypted_chars("x" * 400)
             300
         """
+        if not isinstance(text, str):
+            raise InvalidTypeError("not_a_string", name="text", type_name=type(text).__name__)
         return math.ceil(len(text) * self.encrypted_ratio)
 
     def image_chars(self, data: str | bytes | None, rule: ImageRule, detail: object = None) -> int:
@@ -181,12 +189,24 @@ class PartEstimate:
             >>> PartEstimate().image_chars(None, "openai", detail="low")
             340
         """
+        _check_rule(rule)
         if rule == "openai" and detail == "low" and self.image_rules:
             return self.to_chars(85)
         size = image_size(data) if self.image_rules and data is not None else None
         if size is None:
             return self.to_chars(self.image_tokens)
         return self.to_chars(image_tokens(size[0], size[1], rule))
+
+
+_KINDS: Final = ("image", "audio", "video", "file", "encrypted")
+_RULES: Final = ("openai", "anthropic", "gemini")
+
+
+def _check_rule(rule: object) -> None:
+    if rule not in _RULES:
+        raise InvalidValueError(
+            "invalid_choice", field="rule", expected=list(_RULES), value=short_repr(rule)
+        )
 
 
 def image_tokens(width: int, height: int, rule: ImageRule) -> int:
@@ -208,7 +228,9 @@ def image_tokens(width: int, height: int, rule: ImageRule) -> int:
         >>> image_tokens(300, 200, "gemini"), image_tokens(1024, 1024, "gemini")
         (258, 1032)
     """
-    w, h = float(max(width, 1)), float(max(height, 1))
+    _check_rule(rule)
+    w = float(max(whole_number(width, "width"), 1))
+    h = float(max(whole_number(height, "height"), 1))
     if rule == "anthropic":
         scale = min(1.0, 1568 / max(w, h), math.sqrt(1_229_312 / (w * h)))
         return math.ceil(round(w * scale) * round(h * scale) / 750)
@@ -245,6 +267,10 @@ def image_size(data: str | bytes) -> tuple[int, int] | None:
         >>> image_size("not an image") is None
         True
     """
+    if not isinstance(data, str | bytes | bytearray | memoryview):
+        raise InvalidTypeError(
+            "not_an_instance", name="data", expected="str | bytes", type_name=type(data).__name__
+        )
     head = _head_bytes(data)
     if head is None:
         return None
