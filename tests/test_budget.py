@@ -427,7 +427,9 @@ def test_a_malformed_segment_mapping_is_a_coded_error(
         assert (from_json.value.code, from_json.value.params) == (code, caught.value.params)
 
 
-@pytest.mark.parametrize("text", ['{"id": "a", "tokens": ', "", "not json", b"\xff"])
+@pytest.mark.parametrize(
+    "text", ['{"id": "a", "tokens": ', "", "not json", b"\xff", '{"id": "a\ud800", "tokens": 1}']
+)
 def test_text_that_is_not_json_is_invalid_json(text: str | bytes) -> None:
     with pytest.raises(InvalidValueError) as caught:
         BudgetSegment.model_validate_json(text)

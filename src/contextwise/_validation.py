@@ -130,6 +130,8 @@ def read_json(text: object, name: str) -> object:
         raise InvalidValueError(
             "wrong_type", field=name, expected="string", value=value_repr(text, VALUE_REPR_LIMIT)
         )
+    if isinstance(text, str):
+        _check_encodable(text)
     try:
         data = from_json(text)
     except ValueError as exc:
@@ -142,6 +144,18 @@ def read_json(text: object, name: str) -> object:
     if too_deep(data):
         raise InvalidValueError("too_deep", field=name, limit=MAX_DEPTH)
     return data
+
+
+def _check_encodable(text: str) -> None:
+    """JSON text is Unicode: a lone surrogate (which no encoding can write) is not JSON."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        column = exc.start - (text.rfind("\n", 0, exc.start) + 1)
+        raise InvalidValueError(
+            "invalid_json", line=line, column=column, detail=exc.reason
+        ) from None
 
 
 def _loads(text: object) -> object:
