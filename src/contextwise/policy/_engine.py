@@ -109,6 +109,17 @@ def run_policy(
     )
     if not report.target_met:
         _warn_shortfall(report, limits)
+    return _result(policy, fragments, runner, report, removed_by)
+
+
+def _result(
+    policy: ContextPolicy,
+    fragments: list[Fragment],
+    runner: PolicyRun,
+    report: ContextProcessingReport,
+    removed_by: dict[int, str] | None,
+) -> ContextResult:
+    """The result of a run: the reduced fragments in ``reduce`` mode, the input otherwise."""
     if removed_by is not None:
         # Built only when asked: a trim of a long history removes many messages.
         for step_id, removed in runner.removals:
