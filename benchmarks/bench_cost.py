@@ -3,14 +3,24 @@
 A tool-heavy conversation (64 user turns, 2 to 8 tool calls each, tool results of 1,000 to 9,000
 characters, about 380 model calls; one turn always fits the limit) is driven through each
 framework's real agent loop with its own offline test model, and the messages every model call
-receives are captured. Every row uses the same limit (120,000 characters) and target (72,000):
+receives are captured. Every model call of every row also sends the agent's system prompt
+(``SYSTEM``, over 8,000 characters of instructions) and its six tool definitions (``TOOLS``, as
+JSON schemas): the ledger prices them as the prompt's prefix. Every row uses the same limit
+(120,000 characters) and target (72,000):
 
 - ``trim_messages``: LangChain's ``trim_messages`` at every call (``strategy="last"``,
-  ``start_on="human"``, ``include_system=True``, ``max_tokens`` = the limit, in characters);
-- ``SummarizationMiddleware``: LangChain's (trigger = the limit, keep = the target), with the
-  same scripted summarizer as contextwise;
-- ``ContextSession``: contextwise's session, which stores its reductions;
-- the three contextwise integrations, remembering their reductions per conversation;
+  ``start_on="human"``, ``include_system=True``, ``max_tokens`` = the limit, in characters), on
+  the system message and the conversation (it does not see the tools);
+- ``SummarizationMiddleware``: LangChain's (trigger = the limit, keep = the target, on the
+  conversation as it counts it), with the same scripted summarizer as contextwise;
+- ``ContextSession``: contextwise's session, which stores its reductions, with the system prompt
+  and the tools as ``pinned=`` parts;
+- the three contextwise integrations, remembering their reductions per conversation and pinning
+  the system prompt and the tools as each framework gives them: LangChain's ``create_agent``
+  (``system_prompt=``, ``tools=``) with ``ContextPolicyMiddleware``; pydantic-ai's ``Agent``
+  (``instructions=``, ``tools=``) with ``ContextPolicyCapability``; the Agents SDK's
+  ``Agent(instructions=, tools=)`` with ``PolicyModel``, the model wrapper (the input filter of
+  ``PolicySession`` sees the items and the instructions, not the tools);
 - ``ContextSession, clear+trim``: a session whose policy clears the older tool results (the
   model can recall them) and then trims whole tool units, keeping the current turn's task;
 - the append-only floor: the whole history at every call, over the limit (what caching alone
@@ -27,11 +37,12 @@ input is billed at 1 x. Columns: model calls, the largest and the mean prompt, t
 input (model calls plus summarizer calls, in base-price tokens), the cache-hit share, the billed
 input per sent token, and the summarizer calls.
 
-Goals (Anthropic pricing): each integration's total billed input at most 1.05 x
+Goals (Anthropic pricing): each integration's total billed input at most 1.02 x
 ``ContextSession``'s and at most 0.60 x ``trim_messages``'; a cache-hit share of at least 90 %;
-fewer summarizer calls than ``SummarizationMiddleware``; the clear-then-trim row never above the
-limit, with the current task in every prompt. Exit status 0 when every goal is met,
-2 otherwise.
+fewer summarizer calls than ``SummarizationMiddleware``; no call above the trigger (the policy's
+own measure, pinned parts included) that the same policy without memory, run on that call's
+whole history, keeps at or under it; the clear-then-trim row never above the limit, with the
+current task in every prompt. Exit status 0 when every goal is met, 2 otherwise.
 
 A last table sweeps the target (``TARGETS``, each with its limit in the same 5 to 3 ratio) for
 the rows whose size can move: ``trim_messages`` (``max_tokens`` = the limit),
@@ -61,7 +72,216 @@ TARGETS = (36_000, 54_000, 72_000, 90_000, 108_000)
 each with the limit in the same ratio as ``TARGET`` to ``LIMIT`` (60,000 to 180,000)."""
 TURNS = 64
 SEED = 20261201
-SYSTEM = "You are a research assistant. Use the lookup tool, then answer in a short paragraph."
+SYSTEM = """\
+You are the research assistant of a regional statistics office. Analysts ask you about the office's
+archived reports: quarterly figures by region, the notes that came with them, the revisions made
+since, and the trends that the figures show over several years. You answer from the archives only,
+through the tools described below, and you say so when the archives do not hold the answer.
+
+## How you work
+
+1. Read the analyst's question to the end before you call any tool. Decide which records can answer
+   it: a region, a quarter, a kind of figure (totals, rates, shares), a report by its number. When
+   the question is ambiguous (a region that exists under two names, a quarter without its year), ask
+   one short question back instead of guessing, unless the conversation already settles it.
+2. Look the records up with `lookup`, one record per call, in the order in which you need them. Use
+   `search_archives` first when you do not know the record's reference: it returns references and
+   titles, not the records themselves. Do not call `lookup` for a record whose content you already
+   have in this conversation, unless the analyst asks for the current version or a revision is
+   likely (see "Revisions" below).
+3. Read every record you fetched before you answer. A record may contradict another: say which, give
+   both figures with their references, and explain which one the office treats as authoritative
+   (the newest revision of the report that published the figure first).
+4. Answer in a short paragraph, then list the references you used. Give figures with their unit and
+   their period, exactly as the record prints them: do not round, do not convert currencies, do not
+   recompute a total from its parts unless the analyst asks you to, and then show the computation.
+
+## What the records look like
+
+Each record starts with its reference in square brackets (`[turn.index]` in this archive) followed
+by the text of the record as the archive stores it: report titles, figures, quarters, regions,
+totals, trends and notes, in the order of the original publication. Records can be long; the
+archive does not summarize them, and neither should you when you quote a figure. When a record is
+truncated (it ends with an ellipsis and the word "continued"), fetch its continuation with
+`fetch_report` before you rely on anything in its last paragraph.
+
+## Revisions
+
+Figures are revised. A revised figure is published in a later report that names the report it
+revises; the earlier report is not edited. When the analyst asks for "the figure" of a period,
+give the latest revision and mention that it is a revision, with the original figure and the
+reference of both reports. When the analyst asks what was known at a date, give the figure that
+was published at that date, even if it was revised since. Use `compare_quarters` to list the
+revisions of one figure across quarters: it is cheaper and more reliable than fetching every
+report.
+
+## Regions
+
+The office publishes figures for twelve regions and for the whole country. Regions were merged in
+the reform of the administrative map; `list_regions` gives, for a date, the regions that existed
+then and what each became. A figure for a merged region is never the sum of the figures of the
+regions it replaced, because the boundaries moved: say so when an analyst compares a region across
+the reform, and do not add figures across it yourself.
+
+## Citations
+
+Every figure in your answer carries its reference. Use `cite_source` to format a citation when the
+analyst asks for one that they can paste into a report: it returns the office's citation style,
+with the report's title, number, date of publication and revision. Never invent a reference, a
+title or a date. If a figure comes from a record you did not fetch in this conversation, fetch it
+first.
+
+## Style
+
+Write in the analyst's language. Be brief: one paragraph for the answer, a list for the references,
+a second paragraph only when a caveat matters (a revision, a boundary change, a contradiction
+between records, a figure marked provisional). Do not repeat the question. Do not describe the
+tools you called or how many; the analyst sees the references. Use the office's vocabulary:
+"quarter" rather than "three months", "region" rather than "area", "total" for a sum the report
+publishes and "sum" for one you compute. Numbers use the analyst's conventions for the thousands
+separator and the decimal mark.
+
+## Limits
+
+You do not forecast, you do not give opinions on policy, and you do not comment on the quality of
+the office's work. When an analyst asks for something the archives cannot answer (a forecast, data
+from another office, personal data about a respondent), say that it is outside what you can do and,
+where one exists, name the office's service that can help. When a tool fails, say which record you
+could not read and answer from the others if they suffice; otherwise tell the analyst to try again
+later. Never answer from memory a question that the archives can answer: the archives are the
+source of truth, and they change.
+
+## Figures and units
+
+Totals are published in thousands unless the record says otherwise; rates are per thousand
+inhabitants of the region at the start of the quarter; shares are percentages of the country's
+total for the same quarter. Keep the unit that the record uses. When two records use different
+units for the same figure (a total in thousands in one, in units in the other), quote both as
+printed and say that they agree, or by how much they differ. Seasonally adjusted and raw figures
+are different figures: never mix them in one comparison, and say which one you quote. A trend is
+what a report calls a trend: do not describe two quarters as a trend unless a report does.
+
+## Provisional figures
+
+The figures of the last two quarters are provisional until the annual report confirms them.
+Quote them with the word "provisional" and the date of the report that published them. When the
+analyst compares a provisional figure with a confirmed one, say that the comparison may change,
+and by how much the last three confirmations moved the figures of the same region on average,
+which `compare_quarters` gives. Do not present a provisional figure as a record, a high or a low.
+
+## Long conversations
+
+Analysts often work through many questions in one conversation. The records you fetched earlier
+may have been summarized or cleared from what you can see; the references stay. When you need a
+figure from a record that you no longer see in full, fetch it again with `lookup` rather than
+relying on a summary: summaries do not keep every figure. Keep the current question in view:
+answer it, not an earlier one, and do not repeat earlier answers unless asked.
+
+## Mistakes
+
+If you notice that an earlier answer in this conversation quoted a wrong figure or reference,
+say so at the start of your next answer, give the right figure with its reference, and say
+which earlier answer it corrects. Do not wait to be asked.
+
+## Ambiguous questions
+
+Some questions name a figure that the office publishes under several definitions (employment by
+place of work or by place of residence; households or dwellings). Choose the definition that the
+conversation has used so far; if it has used none, give the one of the office's headline tables,
+name it, and offer the other in one sentence. A question about "last year" means the last complete
+calendar year, unless the analyst works on fiscal years, which the conversation shows.
+
+## Confidentiality
+
+Some records are marked restricted. Quote their figures only to analysts whose question shows they
+work on the report the record belongs to; otherwise say that the record exists and is restricted.
+Never quote the name of a respondent, even when a record holds one by mistake: say that the record
+holds personal data and must be corrected, and give its reference so that the archive can fix it.
+Restricted records stay restricted in summaries and citations: never copy their figures into a
+citation that `cite_source` formats for an analyst who may not see them.
+"""
+TOOLS: tuple[dict[str, Any], ...] = tuple(
+    {"type": "function", "function": {"name": name, "description": text, "parameters": schema}}
+    for name, text, schema in (
+        (
+            "lookup",
+            "Look a record up in the archives by its reference and return its full text.",
+            {
+                "type": "object",
+                "properties": {"call": {"type": "string", "description": "The reference."}},
+                "required": ["call"],
+            },
+        ),
+        (
+            "search_archives",
+            "Search the archives; return the references and titles of the matching records.",
+            {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Words to look for."},
+                    "region": {"type": "string", "description": "Only this region."},
+                    "quarter": {"type": "string", "description": "Only this quarter (2026-Q3)."},
+                    "limit": {"type": "integer", "description": "At most this many references."},
+                },
+                "required": ["query"],
+            },
+        ),
+        (
+            "fetch_report",
+            "Return the continuation of a truncated record, from the given page on.",
+            {
+                "type": "object",
+                "properties": {
+                    "reference": {"type": "string", "description": "The record's reference."},
+                    "page": {"type": "integer", "description": "The page to start from."},
+                },
+                "required": ["reference"],
+            },
+        ),
+        (
+            "compare_quarters",
+            "List every published revision of one figure across a range of quarters.",
+            {
+                "type": "object",
+                "properties": {
+                    "figure": {"type": "string", "description": "The figure's name."},
+                    "region": {"type": "string", "description": "The region, or the country."},
+                    "first": {"type": "string", "description": "The first quarter (2024-Q1)."},
+                    "last": {"type": "string", "description": "The last quarter (2026-Q3)."},
+                },
+                "required": ["figure", "region", "first", "last"],
+            },
+        ),
+        (
+            "list_regions",
+            "List the regions that existed at a date, and what each became after the reform.",
+            {
+                "type": "object",
+                "properties": {"date": {"type": "string", "description": "An ISO date."}},
+                "required": ["date"],
+            },
+        ),
+        (
+            "cite_source",
+            "Format the office's citation of a report: title, number, date and revision.",
+            {
+                "type": "object",
+                "properties": {
+                    "reference": {"type": "string", "description": "The record's reference."},
+                    "revision": {"type": "integer", "description": "The revision, if not last."},
+                },
+                "required": ["reference"],
+            },
+        ),
+    )
+)
+"""The conversation's tools, as the OpenAI tool format writes them: every model call sends them."""
+PINNED: tuple[str | dict[str, Any], ...] = (SYSTEM, *TOOLS)
+"""What every model call holds besides the messages: the system prompt and the tools."""
+PREFIX = SYSTEM + "".join(
+    json.dumps(tool, sort_keys=True, separators=(",", ":"), ensure_ascii=False) for tool in TOOLS
+)
+"""The prompt's prefix as the ledger prices it: the system prompt, then the tool definitions."""
 SUMMARY = "Summary of the earlier turns: " + "the user asked about archived reports; " * 12
 
 
@@ -111,6 +331,8 @@ class Ledger:
     """The prompts of one row, priced as they come."""
 
     name: str
+    prefix: str = PREFIX
+    """What every call sends before the messages: the system prompt and the tools."""
     calls: int = 0
     sent_tokens: int = 0
     max_prompt: int = 0
@@ -122,13 +344,24 @@ class Ledger:
     summarizer_tokens: int = 0
     kept_task: bool = True
     """Whether every prompt held the current turn's task (the clear-then-trim row checks it)."""
+    measured: list[int] = field(default_factory=list)
+    """Each call's prompt in characters as its policy measured it (``after_chars``, the pinned
+    parts included), for the contextwise rows."""
+    pinned_chars: int = 0
+    """The largest pinned size a policy's report gave (the system prompt and the tools as the
+    framework writes them), for the contextwise rows."""
+    above_trigger: int = 0
+    """The calls whose prompt the policy left above its trigger."""
+    stateless_under: int = 0
+    """Of those, the calls that the same policy without memory kept at or under the trigger."""
     _breakpoints: set[bytes] = field(default_factory=set)
 
     def prompt(self, keys: Sequence[tuple[str, int]]) -> None:
-        """Price one model call's prompt: (identity, characters) per message, system first."""
-        total = tokens(len(SYSTEM)) + sum(tokens(chars) for _, chars in keys)
-        digest = hashlib.blake2b(SYSTEM.encode(), digest_size=16)
-        prefix_tokens = tokens(len(SYSTEM))
+        """Price one model call's prompt: (identity, characters) per message, after the prefix
+        (the system prompt and the tools), which every call sends."""
+        prefix_tokens = tokens(len(self.prefix))
+        total = prefix_tokens + sum(tokens(chars) for _, chars in keys)
+        digest = hashlib.blake2b(self.prefix.encode(), digest_size=16)
         cached = 0
         prefixes: list[bytes] = []
         for key, chars in keys:
@@ -153,6 +386,11 @@ class Ledger:
         blocks = 1_024 + 128 * ((cached - 1_024) // 128) if cached >= 1_024 else 0
         self.openai_cached += blocks
         self.openai_billed += 0.1 * blocks + (total - blocks)
+
+    def reported(self, result: Any) -> None:
+        """Keep the size of a call's prompt that a policy's report gives (an ``on_result``)."""
+        self.measured.append(result.report.after_chars)
+        self.pinned_chars = max(self.pinned_chars, result.report.pinned_chars)
 
     def summarized(self, chars: int) -> None:
         self.summarizer_calls += 1
@@ -236,7 +474,7 @@ def _langchain_run(ledger: Ledger, middleware: list[Any], turns: list[Turn]) -> 
     from langchain.agents import create_agent
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-    from langchain_core.tools import tool
+    from langchain_core.tools import StructuredTool
     from langgraph.checkpoint.memory import InMemorySaver
 
     results = {turn.call_id(i): text for turn in turns for i, text in enumerate(turn.results)}
@@ -264,14 +502,21 @@ def _langchain_run(ledger: Ledger, middleware: list[Any], turns: list[Turn]) -> 
                 yield AIMessage(content="", tool_calls=[call])
             yield AIMessage(content=turn.answer)
 
-    @tool
-    def lookup(call: str) -> str:
-        """Look a record up in the archives."""
-        return results[call]
+    def answer(**arguments: Any) -> str:
+        return results[arguments["call"]]
 
+    tools = [
+        StructuredTool(
+            name=spec["function"]["name"],
+            description=spec["function"]["description"],
+            args_schema=spec["function"]["parameters"],
+            func=answer,
+        )
+        for spec in TOOLS
+    ]
     agent = create_agent(
         Recording(messages=replies()),
-        tools=[lookup],
+        tools=tools,
         system_prompt=SYSTEM,
         middleware=middleware,
         checkpointer=InMemorySaver(),
@@ -293,16 +538,19 @@ def run_trim_messages(turns: list[Turn], target: int = TARGET) -> Ledger:
         return messages_chars(list(messages))
 
     class TrimEveryCall(AgentMiddleware):  # type: ignore[type-arg]
+        """``trim_messages`` on the system message and the conversation (it knows no tools)."""
+
         def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            system = [] if request.system_message is None else [request.system_message]
             trimmed = trim_messages(
-                request.messages,
+                [*system, *request.messages],
                 strategy="last",
                 start_on="human",
                 include_system=True,
                 max_tokens=limit_for(target),
                 token_counter=chars,
             )
-            return handler(request.override(messages=trimmed))
+            return handler(request.override(messages=trimmed[len(system) :]))
 
     _langchain_run(ledger, [TrimEveryCall()], turns)
     return ledger
@@ -341,7 +589,9 @@ def run_langchain_middleware(turns: list[Turn]) -> Ledger:
     from contextwise.integrations.langchain import ContextPolicyMiddleware
 
     ledger = Ledger("ContextPolicyMiddleware")
-    middleware = ContextPolicyMiddleware(policy(), compressors={"summarize": summarizer(ledger)})
+    middleware = ContextPolicyMiddleware(
+        policy(), on_result=ledger.reported, compressors={"summarize": summarizer(ledger)}
+    )
     _langchain_run(ledger, [middleware], turns)
     return ledger
 
@@ -350,7 +600,7 @@ def run_langchain_middleware(turns: list[Turn]) -> Ledger:
 
 
 def run_pydantic_ai(turns: list[Turn]) -> Ledger:
-    from pydantic_ai import Agent
+    from pydantic_ai import Agent, Tool
     from pydantic_ai.messages import (
         ModelRequest,
         ModelResponse,
@@ -383,9 +633,10 @@ def run_pydantic_ai(turns: list[Turn]) -> Ledger:
         for message in messages:
             parts = [part_key(p) for p in message.parts if part_key(p) is not None]
             if parts:
+                # The system prompt is the prefix: sent once, not with each message.
                 system = sum(
                     len(p.content) for p in message.parts if isinstance(p, SystemPromptPart)
-                )
+                ) + len(getattr(message, "instructions", None) or "")
                 found.append((key_of(parts), message_chars(message) - system))
         return found
 
@@ -412,14 +663,23 @@ def run_pydantic_ai(turns: list[Turn]) -> Ledger:
             parts=[ToolCallPart("lookup", {"call": turn.call_id(0)}, tool_call_id=turn.call_id(0))]
         )
 
-    capability = ContextPolicyCapability(policy(), compressors={"summarize": summarizer(ledger)})
-    agent = Agent(FunctionModel(model), system_prompt=SYSTEM, capabilities=[capability])
-
-    @agent.tool_plain
-    def lookup(call: str) -> str:
-        """Look a record up in the archives."""
-        turn, index = by_call[call]
+    def answer(**arguments: Any) -> str:
+        turn, index = by_call[arguments["call"]]
         return turn.results[index]
+
+    tools = [
+        Tool.from_schema(
+            answer,
+            spec["function"]["name"],
+            spec["function"]["description"],
+            spec["function"]["parameters"],
+        )
+        for spec in TOOLS
+    ]
+    capability = ContextPolicyCapability(
+        policy(), on_result=ledger.reported, compressors={"summarize": summarizer(ledger)}
+    )
+    agent = Agent(FunctionModel(model), instructions=SYSTEM, tools=tools, capabilities=[capability])
 
     history: list[ModelRequest | ModelResponse] = []
     for turn in turns:
@@ -431,7 +691,7 @@ def run_pydantic_ai(turns: list[Turn]) -> Ledger:
 
 
 def run_openai_agents(turns: list[Turn]) -> Ledger:
-    from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool
+    from agents import Agent, FunctionTool, RunConfig, Runner, SQLiteSession
     from agents.items import ModelResponse
     from agents.models.interface import Model
     from agents.usage import Usage
@@ -442,9 +702,9 @@ def run_openai_agents(turns: list[Turn]) -> Ledger:
     )
 
     from contextwise import message_chars
-    from contextwise.integrations.openai_agents import PolicySession
+    from contextwise.integrations.openai_agents import PolicyModel
 
-    ledger = Ledger("PolicySession")
+    ledger = Ledger("PolicyModel")
     by_call = {turn.call_id(i): (turn, i) for turn in turns for i in range(len(turn.results))}
     by_question = {turn.question: turn for turn in turns}
 
@@ -487,17 +747,31 @@ def run_openai_agents(turns: list[Turn]) -> Ledger:
         def stream_response(self, *args: Any, **kwargs: Any) -> Any:
             raise NotImplementedError
 
-    @function_tool
-    def lookup(call: str) -> str:
-        """Look a record up in the archives."""
-        turn, index = by_call[call]
+    async def answer(context: Any, arguments: str) -> str:
+        turn, index = by_call[json.loads(arguments)["call"]]
         return turn.results[index]
 
-    session = PolicySession(
-        SQLiteSession("cost"), policy(), compressors={"summarize": summarizer(ledger)}
+    tools: list[Any] = [
+        FunctionTool(
+            name=spec["function"]["name"],
+            description=spec["function"]["description"],
+            params_json_schema=spec["function"]["parameters"],
+            on_invoke_tool=answer,
+            strict_json_schema=False,
+        )
+        for spec in TOOLS
+    ]
+    # PolicySession's input filter sees the items and the instructions, not the tools: the
+    # model wrapper sees the whole call, so the tools are measured too.
+    model = PolicyModel(
+        Scripted(),
+        policy(),
+        on_result=ledger.reported,
+        compressors={"summarize": summarizer(ledger)},
     )
-    agent = Agent(name="research", instructions=SYSTEM, model=Scripted(), tools=[lookup])
-    config = session.run_config(RunConfig(tracing_disabled=True))
+    agent = Agent(name="research", instructions=SYSTEM, model=model, tools=tools)
+    session = SQLiteSession("cost")
+    config = RunConfig(tracing_disabled=True)
 
     async def converse() -> None:
         for turn in turns:
@@ -545,7 +819,9 @@ def run_session(turns: list[Turn], target: int = TARGET) -> Ledger:
     )
     for new in chat_calls(turns):
         session.add(new)
-        ledger.prompt(_chat_keys(session.context().fragment("history").messages or ()))
+        result = session.context(pinned=PINNED)
+        ledger.reported(result)
+        ledger.prompt(_chat_keys(result.fragment("history").messages or ()))
     return ledger
 
 
@@ -579,7 +855,7 @@ def run_clear_then_trim(turns: list[Turn], target: int = TARGET) -> Ledger:
     for new in chat_calls(turns):
         task = next((m["content"] for m in new if m["role"] == "user"), task)
         session.add(new)
-        sent = session.context().fragment("history").messages or ()
+        sent = session.context(pinned=PINNED).fragment("history").messages or ()
         ledger.kept_task = ledger.kept_task and any(m.get("content") == task for m in sent)
         ledger.prompt(_chat_keys(sent))
     return ledger
@@ -594,6 +870,32 @@ def run_floor(turns: list[Turn]) -> Ledger:
     return ledger
 
 
+def above_the_trigger(ledger: Ledger, turns: list[Turn], target: int = TARGET) -> None:
+    """Count the calls whose prompt the row's policy left above the trigger, and those of them
+    that the same policy without memory (a new ``ContextSession`` on the call's whole history,
+    with the same pinned parts) brings to the trigger or under it."""
+    from contextwise import ContextSession, MemoryStore
+
+    trigger = limit_for(target)
+    above = {index for index, chars in enumerate(ledger.measured) if chars > trigger}
+    ledger.above_trigger = len(above)
+    ledger.stateless_under = 0
+    history: list[dict[str, Any]] = []
+    for index, new in enumerate(chat_calls(turns)):
+        history += new
+        if index in above:
+            stateless = ContextSession(
+                policy(target), MemoryStore(), "stateless", compressors={"summarize": _summary}
+            )
+            stateless.add(history)
+            if stateless.context(pinned=PINNED).report.after_chars <= trigger:
+                ledger.stateless_under += 1
+
+
+def _summary(messages: Sequence[Any]) -> str:
+    return SUMMARY
+
+
 # --- the table -----------------------------------------------------------------------------------
 
 ROWS: tuple[Callable[[list[Turn]], Ledger], ...] = (
@@ -606,21 +908,24 @@ ROWS: tuple[Callable[[list[Turn]], Ledger], ...] = (
     run_clear_then_trim,
     run_floor,
 )
-INTEGRATIONS = ("ContextPolicyMiddleware", "ContextPolicyCapability", "PolicySession")
+INTEGRATIONS = ("ContextPolicyMiddleware", "ContextPolicyCapability", "PolicyModel")
 
 
 def measure(turns: list[Turn] | None = None) -> dict[str, Ledger]:
     """Every row's ledger, by name."""
     conversation_turns = conversation() if turns is None else turns
     ledgers = [row(conversation_turns) for row in ROWS]
+    for ledger in ledgers:
+        if ledger.measured:
+            above_the_trigger(ledger, conversation_turns)
     return {ledger.name: ledger for ledger in ledgers}
 
 
-SWEPT: tuple[Callable[[list[Turn], int], Ledger], ...] = (
-    run_trim_messages,
-    run_summarization_middleware,
-    run_session,
-    run_clear_then_trim,
+SWEPT: tuple[tuple[str, Callable[[list[Turn], int], Ledger]], ...] = (
+    ("trim_messages", run_trim_messages),
+    ("SummarizationMiddleware", run_summarization_middleware),
+    ("ContextSession", run_session),
+    ("ContextSession, clear+trim", run_clear_then_trim),
 )
 
 
@@ -634,14 +939,21 @@ class SweepPoint:
     billed: float
 
 
-def sweep(turns: list[Turn] | None = None, targets: Sequence[int] = TARGETS) -> list[SweepPoint]:
+def sweep(
+    turns: list[Turn] | None = None,
+    targets: Sequence[int] = TARGETS,
+    measured: dict[str, Ledger] | None = None,
+) -> list[SweepPoint]:
     """The rows whose size can move, at each target (and its limit): what a smaller context
-    saves, and what it costs in cache hits."""
+    saves, and what it costs in cache hits. The rows of ``measured`` (from :func:`measure`, on
+    the same conversation) are taken as they are at ``TARGET`` rather than run again."""
     conversation_turns = conversation() if turns is None else turns
+    known = measured or {}
     points: list[SweepPoint] = []
-    for row in SWEPT:
+    for name, row in SWEPT:
         for target in targets:
-            ledger = row(conversation_turns, target)
+            reuse = target == TARGET and name in known
+            ledger = known[name] if reuse else row(conversation_turns, target)
             mean = ledger.sent_tokens // max(1, ledger.calls)
             points.append(SweepPoint(ledger.name, target, mean, ledger.billed))
     return points
@@ -653,7 +965,7 @@ def goals(ledgers: dict[str, Ledger]) -> list[tuple[str, bool]]:
     trim = ledgers["trim_messages"]
     summarization = ledgers["SummarizationMiddleware"]
     cleared = ledgers["ContextSession, clear+trim"]
-    limit = tokens(LIMIT + len(SYSTEM)) + 200
+    limit = tokens(LIMIT) + 200
     found: list[tuple[str, bool]] = [
         (
             f"clear+trim: never above the limit ({cleared.max_prompt:,} <= {limit:,} tokens)",
@@ -665,8 +977,8 @@ def goals(ledgers: dict[str, Ledger]) -> list[tuple[str, bool]]:
         row = ledgers[name]
         found += [
             (
-                f"{name}: billed <= 1.05 x ContextSession ({row.billed / session.billed:.3f} x)",
-                row.billed <= 1.05 * session.billed,
+                f"{name}: billed <= 1.02 x ContextSession ({row.billed / session.billed:.3f} x)",
+                row.billed <= 1.02 * session.billed,
             ),
             (
                 f"{name}: billed <= 0.60 x trim_messages ({row.billed / trim.billed:.3f} x)",
@@ -681,6 +993,11 @@ def goals(ledgers: dict[str, Ledger]) -> list[tuple[str, bool]]:
                 f"({row.summarizer_calls} < {summarization.summarizer_calls})",
                 row.summarizer_calls < summarization.summarizer_calls,
             ),
+            (
+                f"{name}: calls above the trigger that the policy without memory keeps under it"
+                f" = 0 ({row.stateless_under} of the {row.above_trigger} calls above)",
+                row.stateless_under == 0,
+            ),
         ]
     return found
 
@@ -688,6 +1005,16 @@ def goals(ledgers: dict[str, Ledger]) -> list[tuple[str, bool]]:
 def main() -> int:
     ledgers = measure()
     print(f"conversation: {TURNS} turns, limit {LIMIT:,} characters, target {TARGET:,}")
+    tools_chars = len(PREFIX) - len(SYSTEM)
+    print(
+        f"every call sends a system prompt of {len(SYSTEM):,} characters and {len(TOOLS)} tool"
+        f" definitions of {tools_chars:,} (the cached prefix, billed on every row);"
+        " the contextwise rows pin them"
+    )
+    print(
+        "Agents SDK: PolicyModel (the model wrapper, which sees the tools;"
+        " PolicySession's input filter sees only the items and the instructions)"
+    )
     header = (
         f"{'row':<26}{'calls':>6}{'max prompt':>12}{'mean prompt':>13}"
         f"{'billed (Anthropic)':>20}{'cache hit':>11}{'per sent':>10}"
@@ -708,7 +1035,7 @@ def main() -> int:
     print()
     print("billed input against mean prompt, by target (characters):")
     print(f"{'row':<26}{'limit':>9}{'target':>9}{'mean prompt':>13}{'billed (Anthropic)':>20}")
-    for point in sweep():
+    for point in sweep(measured=ledgers):
         print(
             f"{point.name:<26}{limit_for(point.target):>9,}{point.target:>9,}"
             f"{point.mean_prompt:>13,}{point.billed:>20,.0f}"

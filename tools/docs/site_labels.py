@@ -136,7 +136,8 @@ LABELS: dict[str, str] = {
     "perf:cost": "What a conversation costs",
     "perf:cost-text": (
         "Total billed input against the mean prompt, over one tool-heavy conversation of about "
-        "400 model calls driven through each framework's own loop, priced by Anthropic's rules "
+        "400 model calls driven through each framework's own loop, each sending a system prompt "
+        "of 8,081 characters and six tool definitions, priced by Anthropic's rules "
         "for the prompt cache (a read at 0.1 x, a write at 1.25 x). Each point is one target, "
         "from 36,000 to 108,000 characters, with the limit in the same ratio: a smaller context "
         "costs less only as long as the cache keeps hitting."
