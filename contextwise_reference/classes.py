@@ -114,7 +114,11 @@ class Classes:
                 for member in live
             ]
         elif kind in ("model", "dataclass", "namedtuple", "typeddict"):
-            result.fields, params = self._fields(cls, field_specs(live, kind), path, doc)
+            specs = field_specs(live, kind)
+            if kind == "typeddict":
+                # The keys of a base typed dict are documented once, by the base.
+                specs = [spec for spec in specs if spec[0] in cls.members]
+            result.fields, params = self._fields(cls, specs, path, doc)
             if kind != "typeddict":
                 result.constructor = _generated_constructor(kind, path, name, params, doc)
         else:

@@ -146,9 +146,49 @@ def _unpacking_functions(reference: Reference) -> list[tuple[str, list[object]]]
         for cls in page.classes:
             functions += [cls.constructor, *cls.methods] if cls.constructor else list(cls.methods)
         for function in functions:
-            if "Unpack[RunnerOptions]" in function.signature:
+            if any(f"Unpack[{typed}]" in function.signature for typed in RUNNER_TYPED_DICTS):
                 found.append((function.path, list(function.params)))
     return found
+
+
+RUNNER_TYPED_DICTS = ("RunnerOptions", "StepOptions")
+"""The typed dicts that hold the runner options: ``RunnerOptions``, and those that extend it."""
+
+STEP_OPTIONS = (
+    "router",
+    "model",
+    "active",
+    "active_effort",
+    "system",
+    "tools",
+    "pinned",
+    "window",
+    "output",
+    "reasoning",
+)
+
+
+def test_step_options_are_one_table_documented_once_by_their_typed_dict() -> None:
+    state = project.load(CONTEXTWISE)
+    unpacking = dict(_unpacking_functions(state.reference))
+    for path in ("contextwise.prepare_step", "contextwise.aprepare_step"):
+        params = {param.name: param for param in unpacking[path]}  # type: ignore[attr-defined]
+        assert "**options" not in params and params["step"].required, path
+        # The step's own options, then the runner options; each described by its typed dict.
+        names = [name for name in params if name not in ("policy", "fragments", "step")]
+        assert names == [*STEP_OPTIONS, *RUNNER_OPTIONS], path
+        for option in STEP_OPTIONS:
+            description = params[option].description
+            assert description is not None, (path, option)
+            assert description.context == f"contextwise.StepOptions.{option}:description"
+    # The typed dict's own table holds its own keys: the runner options have theirs.
+    pages = {page.slug: page for page in state.reference.pages}
+    typed = {found.name: found for found in pages["step"].classes}["StepOptions"]
+    assert [field.name for field in typed.fields] == list(STEP_OPTIONS)
+    template = (ROOT / "locales" / "reference.pot").read_text(encoding="utf-8")
+    for option in STEP_OPTIONS:
+        assert f'msgctxt "contextwise.aprepare_step:param:{option}"' not in template
+        assert f'msgctxt "contextwise.StepOptions.{option}:description"' in template
 
 
 def test_runner_options_are_one_table_documented_once_by_the_typed_dict() -> None:
