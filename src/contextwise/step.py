@@ -430,7 +430,7 @@ def _step_arguments(
     options: Mapping[str, Any],
     *,
     asynchronous: bool = False,
-) -> tuple[PolicyRunner, Sequence[Fragment | Mapping[str, Any]], _StepOptions]:
+) -> tuple[PolicyRunner, Sequence[Fragment | Mapping[str, Any]], _StepSetup]:
     """What :func:`_core` takes, from the arguments of either face: the step's own options are
     taken out, and the others bind the runner."""
     own = {key: value for key, value in options.items() if key in _STEP_KEYS}
@@ -443,7 +443,7 @@ def _step_arguments(
     return (
         runner,
         fragments,
-        _StepOptions(
+        _StepSetup(
             _step_router(own.get("router"), own.get("model")),
             step,
             own.get("active"),
@@ -464,7 +464,7 @@ _STEP_DEFAULTS: Mapping[str, Any] = {"counter": EstimateCounter()}
 
 
 @dataclass(frozen=True, slots=True)
-class _StepOptions:
+class _StepSetup:
     """What one step needs besides the policy, the fragments and the policy's functions."""
 
     router: Router
@@ -511,7 +511,7 @@ def _step_router(router: Router | None, model: ModelSpec | str | None) -> Router
 def _core(
     runner: PolicyRunner,
     fragments: Sequence[Fragment | Mapping[str, Any]],
-    options: _StepOptions,
+    options: _StepSetup,
 ) -> Effects[PreparedStep]:
     """The core of :func:`prepare_step` and :func:`aprepare_step`, for any driver."""
     models = options.router.models

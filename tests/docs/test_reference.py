@@ -67,6 +67,7 @@ def test_every_public_module_has_a_page_in_every_language() -> None:
     assert documented == public
     standalone = {page.namespace: page.names for page in pages if page.namespace != "contextwise"}
     assert standalone == {
+        "contextwise.integrations": ["IntegrationOptions"],
         "contextwise.integrations.langchain": ["ContextPolicyMiddleware", "recall_tool"],
         "contextwise.integrations.openai_agents": [
             "PolicyModel",
@@ -151,7 +152,7 @@ def _unpacking_functions(reference: Reference) -> list[tuple[str, list[object]]]
     return found
 
 
-RUNNER_TYPED_DICTS = ("RunnerOptions", "StepOptions")
+RUNNER_TYPED_DICTS = ("RunnerOptions", "StepOptions", "IntegrationOptions")
 """The typed dicts that hold the runner options: ``RunnerOptions``, and those that extend it."""
 
 STEP_OPTIONS = (
@@ -189,6 +190,40 @@ def test_step_options_are_one_table_documented_once_by_their_typed_dict() -> Non
     for option in STEP_OPTIONS:
         assert f'msgctxt "contextwise.aprepare_step:param:{option}"' not in template
         assert f'msgctxt "contextwise.StepOptions.{option}:description"' in template
+
+
+INTEGRATION_OPTIONS = ("fragment_id", "on_result", "store", "ttl", "max_memory_bytes")
+
+INTEGRATION_CONSTRUCTORS = (
+    "contextwise.integrations.langchain.ContextPolicyMiddleware.__init__",
+    "contextwise.integrations.pydantic_ai.ContextPolicyCapability.__init__",
+    "contextwise.integrations.openai_agents.PolicySession.__init__",
+    "contextwise.integrations.openai_agents.PolicyModel.__init__",
+)
+
+
+def test_integration_options_are_one_table_documented_once_by_their_typed_dict() -> None:
+    state = project.load(CONTEXTWISE)
+    unpacking = dict(_unpacking_functions(state.reference))
+    for path in INTEGRATION_CONSTRUCTORS:
+        params = {param.name: param for param in unpacking[path]}  # type: ignore[attr-defined]
+        assert "**options" not in params, path
+        for option in (*INTEGRATION_OPTIONS, *RUNNER_OPTIONS):
+            assert not params[option].required, (path, option)
+        for option in INTEGRATION_OPTIONS:
+            description = params[option].description
+            assert description is not None, (path, option)
+            assert description.context == (
+                f"contextwise.integrations.IntegrationOptions.{option}:description"
+            ), (path, option)
+    pages = {page.slug: page for page in state.reference.pages}
+    typed = {found.name: found for found in pages["integrations"].classes}["IntegrationOptions"]
+    assert typed.kind == "typeddict"
+    assert [field.name for field in typed.fields] == list(INTEGRATION_OPTIONS)
+    template = (ROOT / "locales" / "reference.pot").read_text(encoding="utf-8")
+    for path in INTEGRATION_CONSTRUCTORS:
+        for option in INTEGRATION_OPTIONS:
+            assert f'msgctxt "{path.removesuffix(".__init__")}:param:{option}"' not in template
 
 
 def test_runner_options_are_one_table_documented_once_by_the_typed_dict() -> None:

@@ -34,10 +34,12 @@ from contextwise import (
     ConversationStatus,
     Fragment,
     PolicyRunner,
+    RunnerOptions,
 )
 from contextwise._effects import Effects, call, call_blocking, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
+from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._overflow import Overflow
 from contextwise.policy._runner import as_runner, limits_of, runner_core
 from contextwise.policy._validation import check_fragments
@@ -156,6 +158,30 @@ class _Plan:
     """The runner of this call when it is not the bound one (the retry after a refusal)."""
     deferred: bool = False
     forced: bool = False
+
+
+OWN_OPTIONS: Final = frozenset(IntegrationOptions.__annotations__) - frozenset(
+    RunnerOptions.__annotations__
+)
+"""The options of :class:`~contextwise.integrations.IntegrationOptions` that are not the
+runner's."""
+
+
+def conversation_of(
+    policy: PolicyRunner | ContextPolicy | Mapping[str, Any], options: Mapping[str, Any]
+) -> Conversation:
+    """The conversation of an integration built with ``options``: its own options are taken
+    out, and the others bind the runner."""
+    own = {key: value for key, value in options.items() if key in OWN_OPTIONS}
+    return Conversation(
+        policy,
+        own.get("fragment_id", "history"),
+        own.get("on_result"),
+        {key: value for key, value in options.items() if key not in OWN_OPTIONS},
+        store=own.get("store"),
+        ttl=own.get("ttl"),
+        max_memory_bytes=own.get("max_memory_bytes", DEFAULT_MAX_MEMORY_BYTES),
+    )
 
 
 class Conversation:
