@@ -20,7 +20,7 @@ import griffe
 from contextwise_reference.annotations import Types, signature
 from contextwise_reference.docstrings import Doc, Docstrings, normalize
 from contextwise_reference.functions import Functions, anchor
-from contextwise_reference.loaded import Loaded, in_source_order, runtime
+from contextwise_reference.loaded import Loaded, final_object, in_source_order, runtime
 from contextwise_reference.model import (
     ClassDoc,
     ClassKind,
@@ -53,7 +53,11 @@ class Classes:
     def document(self, cls: Any, path: str, name: str, slug: str) -> ClassDoc:
         """The class ``cls``, documented at ``path`` on the page ``slug``."""
         live: Any = None
-        if slug in self.loaded.static:
+        if slug in self.loaded.static and _is_typeddict(cls):
+            # A typed dict is read like the package's own: its module must import no framework.
+            live = runtime(cls.path)
+            kind = class_kind(live)
+        elif slug in self.loaded.static:
             kind = self._static_kind(cls, path)
         else:
             live = runtime(cls.path)
@@ -114,7 +118,11 @@ class Classes:
                 for member in live
             ]
         elif kind in ("model", "dataclass", "namedtuple", "typeddict"):
-            result.fields, params = self._fields(cls, field_specs(live, kind), path, doc)
+            specs = field_specs(live, kind)
+            if kind == "typeddict":
+                # The keys of a base typed dict are documented once, by the base.
+                specs = [spec for spec in specs if spec[0] in cls.members]
+            result.fields, params = self._fields(cls, specs, path, doc)
             if kind != "typeddict":
                 result.constructor = _generated_constructor(kind, path, name, params, doc)
         else:
@@ -360,6 +368,14 @@ def _dataclass_default(field: dataclasses.Field[Any]) -> str | None:
     if field.default_factory is not dataclasses.MISSING:
         return _factory_repr(field.default_factory)
     return None
+
+
+def _is_typeddict(cls: Any) -> bool:
+    """Whether a class read from its source is a typed dict: it derives from ``TypedDict``, or
+    from a typed dict."""
+    if any(str(base).rpartition(".")[2] == "TypedDict" for base in cls.bases):
+        return True
+    return any(_is_typeddict(final_object(base)) for base in cls.resolved_bases)
 
 
 def class_kind(cls: type) -> ClassKind:

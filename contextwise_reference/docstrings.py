@@ -141,8 +141,7 @@ class Docstrings:
                 and isinstance(annotation.slice, griffe.Expr)
             ):
                 typed = final_object(self.loaded.member(annotation.slice.canonical_path))
-                members = in_source_order(typed.members)
-                return {n: m for n, m in members if m.kind is griffe.Kind.ATTRIBUTE}
+                return _typed_keys(typed)
         return {}
 
     def _sections(self, obj: Any, context: str) -> list[Any]:
@@ -277,3 +276,14 @@ def examples(doc: Doc, section: Any, context: str, count: int) -> int:
                 msg = Msg(f"{context}:example:{count}", normalize(block))
                 doc.examples.append(Example(text=msg))
     return count
+
+
+def _typed_keys(typed: Any) -> dict[str, Any]:
+    """A typed dict's keys: its own in source order, then those of its bases that are typed
+    dicts of the package (each key keeps its own class, so its message keeps that context)."""
+    members = in_source_order(typed.members)
+    keys = {n: m for n, m in members if m.kind is griffe.Kind.ATTRIBUTE}
+    for base in typed.resolved_bases:
+        for name, key in _typed_keys(final_object(base)).items():
+            keys.setdefault(name, key)
+    return keys

@@ -283,3 +283,71 @@ def test_a_hung_sync_compressor_times_out_from_either_face() -> None:
         change = result.report.changes[0]
         assert (change.status, change.error.code) == ("failed", "compressor_timeout")
         assert result.fragment("history").messages == tuple(HISTORY)
+
+
+# --- the integrations' memory runs on the same core ------------------------------------------
+
+
+def test_no_to_thread_or_hand_driven_loop_outside_the_effects_module() -> None:
+    from pathlib import Path
+
+    import contextwise
+
+    package = Path(contextwise.__file__).parent
+    offenders = [
+        f"{path.relative_to(package)}: {word}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "_effects.py"
+        for word in ("to_thread", "await_blocking")
+        if word in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
+
+
+class ConversationThreadStore(MemoryStore):
+    """A memory store that records the threads of its conversation calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def load_conversation(self, *args: Any, **kwargs: Any) -> Any:
+        self.threads.add(threading.get_ident())
+        return super().load_conversation(*args, **kwargs)
+
+    def save_conversation(self, *args: Any, **kwargs: Any) -> Any:
+        self.threads.add(threading.get_ident())
+        return super().save_conversation(*args, **kwargs)
+
+
+def test_the_integrations_memory_runs_on_the_effects_core_from_either_face() -> None:
+    from contextwise.integrations._conversation import Conversation
+
+    store = ConversationThreadStore()
+    results: list[tuple[str, int]] = []
+
+    async def on_result(result: Any) -> None:
+        await asyncio.sleep(0)
+        results.append((result.report.conversation.status, threading.get_ident()))
+
+    conversation = Conversation(
+        POLICY, "history", on_result, {"compressors": {"short": short}}, store=store
+    )
+    for private in ("_recall", "_read_store", "_remember", "_prepared", "_stored"):
+        assert not hasattr(conversation, private), private
+    first = [{"role": "user", "content": "Hi"}]
+
+    async def handler() -> tuple[int, list[Any]]:
+        return threading.get_ident(), await conversation.afit(first, "k")
+
+    loop_thread, messages = asyncio.run(handler())
+    assert messages == first
+    # The async face: the store's calls in a worker thread, the callback awaited on the loop.
+    assert store.threads and loop_thread not in store.threads
+    assert results == [("resynced", loop_thread)]
+    store.threads.clear()
+    second = [*first, {"role": "assistant", "content": "Hello"}]
+    # The sync face: the store on the caller's thread, the async callback on a private loop.
+    assert conversation.fit(second, "k") == second
+    assert store.threads == {threading.get_ident()}
+    assert [status for status, _ in results] == ["resynced", "extended"]

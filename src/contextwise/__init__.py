@@ -192,7 +192,7 @@ from contextwise.shapes import (
     read_message,
     summary_message,
 )
-from contextwise.step import PreparedStep, aprepare_step, model_budget, prepare_step
+from contextwise.step import PreparedStep, StepOptions, aprepare_step, model_budget, prepare_step
 from contextwise.tokens import (
     ESTIMATE_VERSION,
     SCRIPTS,
@@ -352,6 +352,7 @@ __all__ = [
     "SessionStoreError",
     "StateStore",
     "StepKind",
+    "StepOptions",
     "StoredArchiveItem",
     "StoredMessage",
     "TextAnswer",

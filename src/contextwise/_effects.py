@@ -92,9 +92,9 @@ def call(func: Callable[..., Any], *args: Any) -> Effects[Any]:
     return reply.get()
 
 
-def call_blocking(func: Callable[..., Any], *args: Any) -> Effects[Any]:
+def call_blocking(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Effects[Any]:
     """Like :func:`call`, for a call that blocks its thread (a session store's)."""
-    reply = yield Invoke(func, args, blocking=True)
+    reply = yield Invoke(func, args, kwargs, blocking=True)
     return reply.get()
 
 

@@ -212,22 +212,70 @@ def model_budget(
     return ContextBudget(size, reserve, reasoning, safety)
 
 
+class StepOptions(RunnerOptions, total=False):
+    """The options of one harness step besides its number, each of which may be omitted: the
+    model (``router`` or ``model``), what the router sees, and the budget of a model whose spec
+    leaves it out; the runner options (:class:`~contextwise.RunnerOptions`) come with them.
+
+    :func:`prepare_step` and :func:`aprepare_step` take them as keyword arguments. Omitted,
+    ``system`` is empty, ``tools`` and ``pinned`` hold nothing, and ``output`` and
+    ``reasoning`` are 0.
+    """
+
+    router: Router | None
+    """The router that picks the model: a :class:`~contextwise.routing.ModelRouter`, a
+    :class:`~contextwise.routing.RuleRouter` or any :class:`~contextwise.Router`; its
+    ``on_event`` receives the routing events. Give either ``router`` or ``model``."""
+
+    model: ModelSpec | str | None
+    """The one model that runs every step, instead of a router; the route then has the reason
+    ``default``."""
+
+    active: str | None
+    """The label of the model that ran the previous step; the router's ``default`` when omitted,
+    for the first step. The router sees it as the context's ``choice`` (what a sticky router
+    keeps)."""
+
+    active_effort: EffortLevel | None
+    """The effort the previous step was sent (its ``PreparedStep.effort``), or ``None`` for the
+    active model's own; the router sees it as the context's ``effort``, and the first compaction
+    reserves its thinking budget."""
+
+    system: str
+    """The conversation model's instructions, shown to the decision model."""
+
+    tools: Sequence[Mapping[str, Any]]
+    """The tool specifications offered to the conversation model, shown to the decision model."""
+
+    pinned: Sequence[str | Mapping[str, Any]]
+    """The parts of the prompt besides the fragments, measured with them and never removed: a
+    text (a system prompt, instructions), a message (a mapping with a ``role``), or a tool or
+    schema definition (any other mapping, measured by its canonical JSON)."""
+
+    window: int | None
+    """The context window of models whose spec declares none."""
+
+    output: int
+    """The output reserve of models whose spec declares no ``max_output_tokens``."""
+
+    reasoning: int
+    """The reasoning reserve of a model run without an effort. With an effort, the reserve is
+    that effort's thinking budget (:meth:`ModelSpec.thinking_budget`), the one
+    :meth:`PreparedStep.request_options` sends."""
+
+
+_STEP_KEYS: Final = frozenset(StepOptions.__annotations__) - frozenset(
+    RunnerOptions.__annotations__
+)
+"""The step's own options; the others are the runner's."""
+
+
 def prepare_step(
     policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
-    router: Router | None = None,
-    model: ModelSpec | str | None = None,
     step: int,
-    active: str | None = None,
-    active_effort: EffortLevel | None = None,
-    system: str = "",
-    tools: Sequence[Mapping[str, Any]] = (),
-    pinned: Sequence[str | Mapping[str, Any]] = (),
-    window: int | None = None,
-    output: int = 0,
-    reasoning: int = 0,
-    **options: Unpack[RunnerOptions],
+    **options: Unpack[StepOptions],
 ) -> PreparedStep:
     """Prepare one harness step: compact the context, route the step, check the budget.
 
@@ -273,42 +321,15 @@ def prepare_step(
         >>> prepared.model.name, prepared.plan.used, prepared.budget.context_budget()
         ('large', 4, 61720)
     """
-    return run_sync(
-        _core(
-            as_runner(policy, options, defaults=_STEP_DEFAULTS, can_idle=True),
-            fragments,
-            _StepOptions(
-                _step_router(router, model),
-                step,
-                active,
-                system,
-                tools,
-                window,
-                output,
-                reasoning,
-                active_effort=active_effort,
-                pinned=tuple(pinned),
-            ),
-        )
-    )
+    return run_sync(_core(*_step_arguments(policy, fragments, step, options)))
 
 
 async def aprepare_step(
     policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
     fragments: Sequence[Fragment | Mapping[str, Any]],
     *,
-    router: Router | None = None,
-    model: ModelSpec | str | None = None,
     step: int,
-    active: str | None = None,
-    active_effort: EffortLevel | None = None,
-    system: str = "",
-    tools: Sequence[Mapping[str, Any]] = (),
-    pinned: Sequence[str | Mapping[str, Any]] = (),
-    window: int | None = None,
-    output: int = 0,
-    reasoning: int = 0,
-    **options: Unpack[RunnerOptions],
+    **options: Unpack[StepOptions],
 ) -> PreparedStep:
     """Prepare one harness step: compact the context, route the step, check the budget.
 
@@ -341,30 +362,7 @@ async def aprepare_step(
             (:meth:`~contextwise.policy.PolicyRunner.replace`), and the estimate counter when it
             has no counter.
         fragments: The fragments of the context before compaction.
-        router: The router that picks the model: a :class:`~contextwise.routing.ModelRouter`,
-            a :class:`~contextwise.routing.RuleRouter` or any :class:`~contextwise.Router`; its
-            ``on_event`` receives the routing events. Give either ``router`` or ``model``.
-        model: The one model that runs every step, instead of a router; the route then has the
-            reason ``default``.
         step: The number of the harness step.
-        active: The label of the model that ran the previous step; the router's ``default``
-            when omitted, for the first step. The router sees it as the context's ``choice``
-            (what a sticky router keeps).
-        active_effort: The effort the previous step was sent (its ``PreparedStep.effort``), or
-            ``None`` for the active model's own; the router sees it as the context's ``effort``,
-            and the first compaction reserves its thinking budget.
-        system: The conversation model's instructions, shown to the decision model.
-        tools: The tool specifications offered to the conversation model, shown to the decision
-            model.
-        pinned: The parts of the prompt besides the fragments, measured with them and never
-            removed: a text (a system prompt, instructions), a message (a mapping with a
-            ``role``), or a tool or schema definition (any other mapping, measured by its
-            canonical JSON).
-        window: The context window of models whose spec declares none.
-        output: The output reserve of models whose spec declares no ``max_output_tokens``.
-        reasoning: The reasoning reserve of a model run without an effort. With an effort, the
-            reserve is that effort's thinking budget (:meth:`ModelSpec.thinking_budget`), the one
-            :meth:`PreparedStep.request_options` sends.
 
     Returns:
         The compacted fragments, the policy's report, what was removed, the route outcome, the
@@ -421,23 +419,43 @@ async def aprepare_step(
         ('small', 'confidence')
     """
     return await run_async(
-        _core(
-            as_runner(policy, options, defaults=_STEP_DEFAULTS, can_idle=True),
-            fragments,
-            _StepOptions(
-                _step_router(router, model),
-                step,
-                active,
-                system,
-                tools,
-                window,
-                output,
-                reasoning,
-                active_effort=active_effort,
-                pinned=tuple(pinned),
-                asynchronous=True,
-            ),
-        )
+        _core(*_step_arguments(policy, fragments, step, options, asynchronous=True))
+    )
+
+
+def _step_arguments(
+    policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+    fragments: Sequence[Fragment | Mapping[str, Any]],
+    step: int,
+    options: Mapping[str, Any],
+    *,
+    asynchronous: bool = False,
+) -> tuple[PolicyRunner, Sequence[Fragment | Mapping[str, Any]], _StepSetup]:
+    """What :func:`_core` takes, from the arguments of either face: the step's own options are
+    taken out, and the others bind the runner."""
+    own = {key: value for key, value in options.items() if key in _STEP_KEYS}
+    runner = as_runner(
+        policy,
+        {key: value for key, value in options.items() if key not in _STEP_KEYS},
+        defaults=_STEP_DEFAULTS,
+        can_idle=True,
+    )
+    return (
+        runner,
+        fragments,
+        _StepSetup(
+            _step_router(own.get("router"), own.get("model")),
+            step,
+            own.get("active"),
+            own.get("system", ""),
+            own.get("tools", ()),
+            own.get("window"),
+            own.get("output", 0),
+            own.get("reasoning", 0),
+            active_effort=own.get("active_effort"),
+            pinned=tuple(own.get("pinned", ())),
+            asynchronous=asynchronous,
+        ),
     )
 
 
@@ -446,7 +464,7 @@ _STEP_DEFAULTS: Mapping[str, Any] = {"counter": EstimateCounter()}
 
 
 @dataclass(frozen=True, slots=True)
-class _StepOptions:
+class _StepSetup:
     """What one step needs besides the policy, the fragments and the policy's functions."""
 
     router: Router
@@ -493,7 +511,7 @@ def _step_router(router: Router | None, model: ModelSpec | str | None) -> Router
 def _core(
     runner: PolicyRunner,
     fragments: Sequence[Fragment | Mapping[str, Any]],
-    options: _StepOptions,
+    options: _StepSetup,
 ) -> Effects[PreparedStep]:
     """The core of :func:`prepare_step` and :func:`aprepare_step`, for any driver."""
     models = options.router.models

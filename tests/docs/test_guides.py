@@ -156,6 +156,7 @@ REFERENCE_PAGES = sorted(
 def test_reference_import_line_runs(page: Path) -> None:
     imports = [b for b in code_blocks(page.read_text(encoding="utf-8")) if b.language == "python"]
     assert imports, f"{page.relative_to(ROOT)} has no import line"
-    # The package root, or (on an integration's page) the integration's own module.
-    assert re.match(r"from contextwise(\.integrations\.\w+)? import ", imports[0].code)
+    # The package root, the integrations' package (their shared options), or (on an
+    # integration's page) the integration's own module.
+    assert re.match(r"from contextwise(\.integrations(\.\w+)?)? import ", imports[0].code)
     _run(imports[0].code, str(page.relative_to(ROOT)), {})

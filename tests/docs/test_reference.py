@@ -67,6 +67,7 @@ def test_every_public_module_has_a_page_in_every_language() -> None:
     assert documented == public
     standalone = {page.namespace: page.names for page in pages if page.namespace != "contextwise"}
     assert standalone == {
+        "contextwise.integrations": ["IntegrationOptions"],
         "contextwise.integrations.langchain": ["ContextPolicyMiddleware", "recall_tool"],
         "contextwise.integrations.openai_agents": [
             "PolicyModel",
@@ -146,9 +147,83 @@ def _unpacking_functions(reference: Reference) -> list[tuple[str, list[object]]]
         for cls in page.classes:
             functions += [cls.constructor, *cls.methods] if cls.constructor else list(cls.methods)
         for function in functions:
-            if "Unpack[RunnerOptions]" in function.signature:
+            if any(f"Unpack[{typed}]" in function.signature for typed in RUNNER_TYPED_DICTS):
                 found.append((function.path, list(function.params)))
     return found
+
+
+RUNNER_TYPED_DICTS = ("RunnerOptions", "StepOptions", "IntegrationOptions")
+"""The typed dicts that hold the runner options: ``RunnerOptions``, and those that extend it."""
+
+STEP_OPTIONS = (
+    "router",
+    "model",
+    "active",
+    "active_effort",
+    "system",
+    "tools",
+    "pinned",
+    "window",
+    "output",
+    "reasoning",
+)
+
+
+def test_step_options_are_one_table_documented_once_by_their_typed_dict() -> None:
+    state = project.load(CONTEXTWISE)
+    unpacking = dict(_unpacking_functions(state.reference))
+    for path in ("contextwise.prepare_step", "contextwise.aprepare_step"):
+        params = {param.name: param for param in unpacking[path]}  # type: ignore[attr-defined]
+        assert "**options" not in params and params["step"].required, path
+        # The step's own options, then the runner options; each described by its typed dict.
+        names = [name for name in params if name not in ("policy", "fragments", "step")]
+        assert names == [*STEP_OPTIONS, *RUNNER_OPTIONS], path
+        for option in STEP_OPTIONS:
+            description = params[option].description
+            assert description is not None, (path, option)
+            assert description.context == f"contextwise.StepOptions.{option}:description"
+    # The typed dict's own table holds its own keys: the runner options have theirs.
+    pages = {page.slug: page for page in state.reference.pages}
+    typed = {found.name: found for found in pages["step"].classes}["StepOptions"]
+    assert [field.name for field in typed.fields] == list(STEP_OPTIONS)
+    template = (ROOT / "locales" / "reference.pot").read_text(encoding="utf-8")
+    for option in STEP_OPTIONS:
+        assert f'msgctxt "contextwise.aprepare_step:param:{option}"' not in template
+        assert f'msgctxt "contextwise.StepOptions.{option}:description"' in template
+
+
+INTEGRATION_OPTIONS = ("fragment_id", "on_result", "store", "ttl", "max_memory_bytes")
+
+INTEGRATION_CONSTRUCTORS = (
+    "contextwise.integrations.langchain.ContextPolicyMiddleware.__init__",
+    "contextwise.integrations.pydantic_ai.ContextPolicyCapability.__init__",
+    "contextwise.integrations.openai_agents.PolicySession.__init__",
+    "contextwise.integrations.openai_agents.PolicyModel.__init__",
+)
+
+
+def test_integration_options_are_one_table_documented_once_by_their_typed_dict() -> None:
+    state = project.load(CONTEXTWISE)
+    unpacking = dict(_unpacking_functions(state.reference))
+    for path in INTEGRATION_CONSTRUCTORS:
+        params = {param.name: param for param in unpacking[path]}  # type: ignore[attr-defined]
+        assert "**options" not in params, path
+        for option in (*INTEGRATION_OPTIONS, *RUNNER_OPTIONS):
+            assert not params[option].required, (path, option)
+        for option in INTEGRATION_OPTIONS:
+            description = params[option].description
+            assert description is not None, (path, option)
+            assert description.context == (
+                f"contextwise.integrations.IntegrationOptions.{option}:description"
+            ), (path, option)
+    pages = {page.slug: page for page in state.reference.pages}
+    typed = {found.name: found for found in pages["integrations"].classes}["IntegrationOptions"]
+    assert typed.kind == "typeddict"
+    assert [field.name for field in typed.fields] == list(INTEGRATION_OPTIONS)
+    template = (ROOT / "locales" / "reference.pot").read_text(encoding="utf-8")
+    for path in INTEGRATION_CONSTRUCTORS:
+        for option in INTEGRATION_OPTIONS:
+            assert f'msgctxt "{path.removesuffix(".__init__")}:param:{option}"' not in template
 
 
 def test_runner_options_are_one_table_documented_once_by_the_typed_dict() -> None:
@@ -286,7 +361,7 @@ LAYOUT = {
         "| 名称 | 类型 | 必需 | 说明 |",
         "| 名称 | 类型 | 默认值 | 必需 | 说明 |",
         "### 构造函数 {#Shape-constructor}",
-        "此元素不接受任何参数。",
+        "无参数。",
         "**返回：** <code>[Shape](#Shape)</code> — 一个新形状，其边长是原来的 `factor` 倍。",
         "## 函数 {#section-functions}",
         "## 示例 {#section-examples}",

@@ -18,9 +18,7 @@ grew by the difference between trigger and target, unless the others cannot meet
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import inspect
 import json
 import threading
 from collections import OrderedDict
@@ -36,10 +34,12 @@ from contextwise import (
     ConversationStatus,
     Fragment,
     PolicyRunner,
+    RunnerOptions,
 )
-from contextwise._effects import Effects, await_blocking, run_async, run_sync
+from contextwise._effects import Effects, call, call_blocking, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
+from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._overflow import Overflow
 from contextwise.policy._runner import as_runner, limits_of, runner_core
 from contextwise.policy._validation import check_fragments
@@ -160,6 +160,30 @@ class _Plan:
     forced: bool = False
 
 
+OWN_OPTIONS: Final = frozenset(IntegrationOptions.__annotations__) - frozenset(
+    RunnerOptions.__annotations__
+)
+"""The options of :class:`~contextwise.integrations.IntegrationOptions` that are not the
+runner's."""
+
+
+def conversation_of(
+    policy: PolicyRunner | ContextPolicy | Mapping[str, Any], options: Mapping[str, Any]
+) -> Conversation:
+    """The conversation of an integration built with ``options``: its own options are taken
+    out, and the others bind the runner."""
+    own = {key: value for key, value in options.items() if key in OWN_OPTIONS}
+    return Conversation(
+        policy,
+        own.get("fragment_id", "history"),
+        own.get("on_result"),
+        {key: value for key, value in options.items() if key not in OWN_OPTIONS},
+        store=own.get("store"),
+        ttl=own.get("ttl"),
+        max_memory_bytes=own.get("max_memory_bytes", DEFAULT_MAX_MEMORY_BYTES),
+    )
+
+
 class Conversation:
     """A runner applied to a conversation held as the fragment ``fragment_id``, remembering its
     reductions per conversation key.
@@ -213,7 +237,8 @@ class Conversation:
         self.max_memory_bytes = max_memory_bytes
         self._fingerprint = fingerprint
         self._memory: OrderedDict[str, Remembered] = OrderedDict()
-        # The store's calls of async faces run in worker threads: the memory is shared with them.
+        # The sync face may run in several threads at once (LangChain's ``batch`` runs a thread
+        # pool), and the async face on several event loops: the memory is shared between them.
         self._lock = threading.Lock()
         self._memory_bytes = 0
         policy_ = self.runner.policy
@@ -249,15 +274,7 @@ class Conversation:
         to the refusal's target whatever its own limits, and ``overflow.report`` receives the
         report.
         """
-        plan = self._plan(messages, key, self._load(key), pinned, usage)
-        self._force(plan, overflow)
-        result = run_sync(self._run(plan))
-        result = self._remember(plan, result, self._save)
-        if self.on_result is not None:
-            reply = self.on_result(result)
-            if inspect.isawaitable(reply):
-                await_blocking(reply)
-        return self._messages(result)
+        return run_sync(self._fit(messages, key, pinned, usage, overflow))
 
     async def afit(
         self,
@@ -270,25 +287,32 @@ class Conversation:
     ) -> list[MessageT]:
         """Return the messages the model should see, awaiting async compressors and callbacks;
         the store's calls run in a worker thread. The arguments are those of :meth:`fit`."""
-        loaded: Remembered | str | None = self._recall(key)
-        if loaded is None and key is not None and self.store is not None:
-            loaded = await asyncio.to_thread(self._read_store, key)
-        plan = self._plan(messages, key, loaded, pinned, usage)
-        self._force(plan, overflow)
-        result = await run_async(self._run(plan))
-        memory = self._prepared(plan, result)
-        if self.store is not None:
-            # The store's write blocks: it runs in a worker thread, never on the event loop.
-            result = await asyncio.to_thread(self._stored, plan, result, memory, self._save)
-        else:
-            result = self._stored(plan, result, memory, self._save)
-        if self.on_result is not None:
-            reply = self.on_result(result)
-            if inspect.isawaitable(reply):
-                await reply
-        return self._messages(result)
+        return await run_async(self._fit(messages, key, pinned, usage, overflow))
 
     # --- one call --------------------------------------------------------------------------------
+
+    def _fit(
+        self,
+        messages: Sequence[MessageT],
+        key: str | None,
+        pinned: Sequence[Any],
+        usage: int | None,
+        overflow: Overflow | None,
+    ) -> Effects[list[MessageT]]:
+        """One call, whichever face drives it: the store's calls are blocking effects, and
+        ``on_result`` an effect whose awaitable the driver awaits."""
+        loaded = yield from self._load(key)
+        plan = self._plan(messages, key, loaded, pinned, usage)
+        self._force(plan, overflow)
+        result = yield from self._run(plan)
+        remembered = self._remembered(plan, result)
+        error_code = plan.error_code
+        if remembered is not None and plan.key is not None:
+            error_code = yield from self._save(plan.key, remembered)
+        result = self._reported(plan, result, error_code)
+        if self.on_result is not None:
+            yield from call(self.on_result, result)
+        return self._messages(result)
 
     def _force(self, plan: _Plan, overflow: Overflow | None) -> None:
         """After a refusal: the call runs every step, with the refusal's target."""
@@ -296,29 +320,19 @@ class Conversation:
             plan.overflow, plan.waiting = overflow, False
             plan.runner = overflow.runner(self.runner, plan.candidate, plan.pinned)
 
-    def _load(self, key: str | None) -> Remembered | str | None:
-        """What is remembered under a key: from this process, else from the store; a store
-        error's code when the store failed."""
-        found = self._recall(key)
-        if found is not None or key is None or self.store is None:
-            return found
-        return self._read_store(key)
-
-    def _recall(self, key: str | None) -> Remembered | None:
-        """What this process remembers under a key."""
+    def _load(self, key: str | None) -> Effects[Remembered | str | None]:
+        """What is remembered under a key: from this process, else from the store (``None``
+        when nothing); a store error's code when the store failed."""
         if key is None:
             return None
         with self._lock:
             found = self._memory.get(key)
             if found is not None:
                 self._memory.move_to_end(key)
+        if found is not None or self.store is None:
             return found
-
-    def _read_store(self, key: str) -> Remembered | str | None:
-        """What the store keeps under a key (``None`` when nothing), or a store error's code."""
         try:
-            assert self.store is not None
-            stored = self.store.load_conversation(key, ttl=self.ttl)
+            stored = yield from call_blocking(self.store.load_conversation, key, ttl=self.ttl)
             return None if stored is None else Remembered.from_json(stored[1], stored[0])
         except ContextwiseError as error:
             return error.code
@@ -410,12 +424,7 @@ class Conversation:
         tokens = None if report.tokens is None else report.tokens.after
         return limits.chars_over(report.after_chars) or limits.tokens_over(tokens)
 
-    def _remember(
-        self, plan: _Plan, result: ContextResult, save: Callable[[str, Remembered], str | None]
-    ) -> ContextResult:
-        return self._stored(plan, result, self._prepared(plan, result), save)
-
-    def _prepared(self, plan: _Plan, result: ContextResult) -> Remembered | None:
+    def _remembered(self, plan: _Plan, result: ContextResult) -> Remembered | None:
         """What to remember after a call (``None`` without a key or after a fallback)."""
         if plan.key is None or plan.status == "fallback":
             return None
@@ -458,16 +467,10 @@ class Conversation:
             if report.tokens is not None and self._gap_tokens is not None:
                 remembered.wait_tokens = report.tokens.after + self._gap_tokens
 
-    def _stored(
-        self,
-        plan: _Plan,
-        result: ContextResult,
-        remembered: Remembered | None,
-        save: Callable[[str, Remembered], str | None],
+    def _reported(
+        self, plan: _Plan, result: ContextResult, error_code: str | None
     ) -> ContextResult:
-        error_code = plan.error_code
-        if remembered is not None and plan.key is not None:
-            error_code = save(plan.key, remembered)
+        """The result with the conversation's report (given to ``overflow.report`` too)."""
         conversation = ConversationReport(
             key=plan.key,
             status="fallback" if error_code is not None else plan.status,
@@ -483,24 +486,26 @@ class Conversation:
             plan.overflow.report = report
         return ContextResult(result.fragments, report, result.removed)
 
-    def _save(self, key: str, remembered: Remembered) -> str | None:
-        """Keep a conversation's memory in this process and in the store; a store error's code
+    def _save(self, key: str, remembered: Remembered) -> Effects[str | None]:
+        """Keep a conversation's memory in the store and in this process; a store error's code
         when the store failed (the process forgets the key, so the next call re-syncs)."""
         if self.store is not None:
             try:
-                remembered.version = self.store.save_conversation(
-                    key, remembered.to_json(), remembered.version, ttl=self.ttl
+                remembered.version = yield from call_blocking(
+                    self.store.save_conversation,
+                    key,
+                    remembered.to_json(),
+                    remembered.version,
+                    ttl=self.ttl,
                 )
             except ContextwiseError as error:
-                with self._lock:
-                    self._forget(key)
+                self._forget(key)
                 return error.code
             except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
-                with self._lock:
-                    self._forget(key)
+                self._forget(key)
                 return "session_store_failed"
         with self._lock:
-            self._forget(key)
+            self._drop(key)
             self._memory[key] = remembered
             self._memory_bytes += remembered.size
             while self._memory_bytes > self.max_memory_bytes and len(self._memory) > 1:
@@ -509,6 +514,11 @@ class Conversation:
         return None
 
     def _forget(self, key: str) -> None:
+        """Drop a key from this process's memory."""
+        with self._lock:
+            self._drop(key)
+
+    def _drop(self, key: str) -> None:
         """Drop a key from this process's memory; the caller holds the lock."""
         old = self._memory.pop(key, None)
         if old is not None:

@@ -5,23 +5,21 @@ raises :class:`~contextwise.MissingDependencyError` when LangChain is not instal
 """
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import timedelta
 from typing import Any, Unpack
 
 from contextwise import (
     DEFAULT_RECALL_LIMIT,
     ContextPolicy,
-    ContextResult,
     MissingDependencyError,
     PolicyRunner,
     RouteOutcome,
     Router,
     RoutingConfigurationError,
     RoutingContext,
-    RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
-from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.integrations import IntegrationOptions
+from contextwise.integrations._conversation import conversation_of
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -31,7 +29,6 @@ from contextwise.integrations._routing import (
     step_routing,
 )
 from contextwise.recalling import answer, answer_sync
-from contextwise.session import ConversationStore
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -102,19 +99,6 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation.
-        on_result: A function, sync or async, called with each
-            :class:`~contextwise.ContextResult`: the report and the messages the model did not
-            see.
-        store: Where the memory of each thread is kept across restarts and workers: a
-            :class:`~contextwise.session.SQLiteStore` or
-            :class:`~contextwise.session.SQLAlchemyStore` (or a
-            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
-        ttl: How many seconds (or a ``timedelta``) a thread's memory is kept in ``store`` after
-            its last call; forever when omitted.
-        max_memory_bytes: How many bytes this process may hold for the threads' memory; the
-            least recently used threads are forgotten first (they start again from the whole
-            history).
         router: The router that picks the model of each call (a
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`); with ``models``.
@@ -148,27 +132,14 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self,
         policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
         *,
-        fragment_id: str = "history",
-        on_result: Callable[[ContextResult], object] | None = None,
-        store: ConversationStore | None = None,
-        ttl: float | timedelta | None = None,
-        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         router: Router | None = None,
         models: Mapping[str, BaseChatModel] | None = None,
-        **options: Unpack[RunnerOptions],
+        **options: Unpack[IntegrationOptions],
     ) -> None:
         super().__init__()
         self._routing: StepRouting[BaseChatModel] | None = step_routing(router, models, "LangChain")
         self._output_limits = _output_limits(self._routing)
-        self._conversation = Conversation(
-            policy,
-            fragment_id,
-            on_result,
-            options,
-            store=store,
-            ttl=ttl,
-            max_memory_bytes=max_memory_bytes,
-        )
+        self._conversation = conversation_of(policy, options)
 
     def wrap_model_call(
         self,

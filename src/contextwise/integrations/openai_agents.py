@@ -10,29 +10,23 @@ import dataclasses
 import inspect
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from datetime import timedelta
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 from contextwise import (
     DEFAULT_RECALL_LIMIT,
     ContextPolicy,
-    ContextResult,
     MissingDependencyError,
     PolicyRunner,
     RouteOutcome,
     Router,
     RoutingContext,
-    RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance
 from contextwise.errors import InvalidTypeError
-from contextwise.integrations._conversation import (
-    DEFAULT_MAX_MEMORY_BYTES,
-    Conversation,
-    fingerprint,
-)
+from contextwise.integrations import IntegrationOptions
+from contextwise.integrations._conversation import conversation_of, fingerprint
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     StepRouting,
@@ -41,7 +35,6 @@ from contextwise.integrations._routing import (
     step_routing,
 )
 from contextwise.recalling import answer
-from contextwise.session import ConversationStore
 
 try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks
@@ -109,16 +102,6 @@ class PolicySession:
         session: The session that stores the items.
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation.
-        on_result: A function, sync or async, called with each
-            :class:`~contextwise.ContextResult`.
-        store: Where the memory of each session is kept across restarts and workers: a
-            :class:`~contextwise.session.SQLiteStore` or
-            :class:`~contextwise.session.SQLAlchemyStore` (or a
-            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
-        ttl: How many seconds (or a ``timedelta``) a session's memory is kept in ``store`` after
-            its last model call; forever when omitted.
-        max_memory_bytes: How many bytes this process may hold for the sessions' memory.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
@@ -162,28 +145,14 @@ class PolicySession:
         self,
         session: Session,
         policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
-        *,
-        fragment_id: str = "history",
-        on_result: Callable[[ContextResult], object] | None = None,
-        store: ConversationStore | None = None,
-        ttl: float | timedelta | None = None,
-        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
-        **options: Unpack[RunnerOptions],
+        **options: Unpack[IntegrationOptions],
     ) -> None:
         _check_session(session)
         self.session = session
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
         self._input_tokens: int | None = None
-        self._conversation = Conversation(
-            policy,
-            fragment_id,
-            on_result,
-            options,
-            store=store,
-            ttl=ttl,
-            max_memory_bytes=max_memory_bytes,
-        )
+        self._conversation = conversation_of(policy, options)
 
     async def model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
         """Apply the policy to the input of a model call: the SDK's ``call_model_input_filter``.
@@ -326,16 +295,6 @@ class PolicyModel(Model):
             ``OpenAIChatCompletionsModel``, a :class:`RoutedModel`...).
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation.
-        on_result: A function, sync or async, called with each
-            :class:`~contextwise.ContextResult`.
-        store: Where the memory of each conversation is kept across restarts and workers: a
-            :class:`~contextwise.session.SQLiteStore` or
-            :class:`~contextwise.session.SQLAlchemyStore` (or a
-            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
-        ttl: How many seconds (or a ``timedelta``) a conversation's memory is kept in
-            ``store`` after its last call; forever when omitted.
-        max_memory_bytes: How many bytes this process may hold for the conversations' memory.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
@@ -359,27 +318,13 @@ class PolicyModel(Model):
         self,
         model: Model,
         policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
-        *,
-        fragment_id: str = "history",
-        on_result: Callable[[ContextResult], object] | None = None,
-        store: ConversationStore | None = None,
-        ttl: float | timedelta | None = None,
-        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
-        **options: Unpack[RunnerOptions],
+        **options: Unpack[IntegrationOptions],
     ) -> None:
         require_instance(model, Model, "model", "Model")
         self._model = model
         self._counted: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
-        self._conversation = Conversation(
-            policy,
-            fragment_id,
-            on_result,
-            options,
-            store=store,
-            ttl=ttl,
-            max_memory_bytes=max_memory_bytes,
-        )
+        self._conversation = conversation_of(policy, options)
 
     @property
     def model(self) -> Model:

@@ -6,7 +6,6 @@ it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not i
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
 from typing import Any, TypeVar, Unpack, cast
 
 from contextwise import (
@@ -23,7 +22,8 @@ from contextwise import (
 from contextwise import recall_tool as make_recall_tool
 from contextwise.effort import Effort
 from contextwise.errors import InvalidTypeError
-from contextwise.integrations._conversation import DEFAULT_MAX_MEMORY_BYTES, Conversation
+from contextwise.integrations import IntegrationOptions
+from contextwise.integrations._conversation import Conversation, conversation_of
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -33,7 +33,6 @@ from contextwise.integrations._routing import (
     step_routing,
 )
 from contextwise.recalling import answer
-from contextwise.session import ConversationStore
 
 try:
     from pydantic_ai import RunContext, Tool
@@ -110,17 +109,6 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
-        fragment_id: The id of the fragment that holds the conversation.
-        on_result: A function, sync or async, called with each
-            :class:`~contextwise.ContextResult`.
-        store: Where the memory of each conversation is kept across restarts and workers: a
-            :class:`~contextwise.session.SQLiteStore` or
-            :class:`~contextwise.session.SQLAlchemyStore` (or a
-            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
-        ttl: How many seconds (or a ``timedelta``) a conversation's memory is kept in ``store``
-            after its last request; forever when omitted.
-        max_memory_bytes: How many bytes this process may hold for the conversations' memory;
-            the least recently used are forgotten first.
         router: The router that picks the model of each request (a
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`); with ``models``.
@@ -159,27 +147,14 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         self,
         policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
         *,
-        fragment_id: str = "history",
-        on_result: Callable[[ContextResult], object] | None = None,
-        store: ConversationStore | None = None,
-        ttl: float | timedelta | None = None,
-        max_memory_bytes: int = DEFAULT_MAX_MEMORY_BYTES,
         router: Router | None = None,
         models: Mapping[str, Model] | None = None,
-        **options: Unpack[RunnerOptions],
+        **options: Unpack[IntegrationOptions],
     ) -> None:
         self._routing = step_routing(router, models, "pydantic-ai")
         self._pending = {}
         self._steps = {}
-        self._conversation = Conversation(
-            policy,
-            fragment_id,
-            on_result,
-            options,
-            store=store,
-            ttl=ttl,
-            max_memory_bytes=max_memory_bytes,
-        )
+        self._conversation = conversation_of(policy, options)
 
     async def before_model_request(
         self,
