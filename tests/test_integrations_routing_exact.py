@@ -3,7 +3,11 @@ and what a framework adds to a request never breaks the conversation's memory.""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
+
+import pytest
 
 from contextwise import ModelSpec, RoutingRule, RuleRouter, message_text
 
@@ -97,3 +101,112 @@ def test_pydantic_ai_a_reduction_keeps_the_settings_in_force() -> None:
         if part.part_kind == "model-settings-delta"
     ]
     assert [(part.settings, part.top_level) for part in deltas] == [({"thinking": "low"}, True)]
+
+
+def test_pydantic_ai_an_effort_the_model_cannot_take_is_not_recorded() -> None:
+    """Bug 6: a model whose profile lacks thinking drops pydantic-ai's ``thinking``; the route
+    records no effort, and warns once, naming why."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse
+    from pydantic_ai.models.test import TestModel
+
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    model = TestModel()
+    router = RuleRouter([], default="fast", models={"fast": ModelSpec(name="fast", effort="high")})
+    agent = Agent(model, capabilities=[
+        ContextPolicyCapability(AUDIT, router=router, models={"fast": model})
+    ])
+    with pytest.warns(UserWarning, match="does not support thinking") as caught:
+        first = agent.run_sync("hi")
+        second = agent.run_sync("again", message_history=first.all_messages())
+    assert len([w for w in caught if "thinking" in str(w.message)]) == 1
+    records = [
+        (message.metadata or {})["contextwise_route"]
+        for message in second.all_messages() if isinstance(message, ModelResponse)
+    ]
+    assert [(record["choice"], record["effort"]) for record in records] == [("fast", None)] * 2
+
+
+# --- LangChain ---------------------------------------------------------------------------------
+
+
+GEMINI_OK = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
+    ],
+    "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11},
+}
+
+
+def gemini_chat(bodies: list[dict[str, Any]]) -> Any:
+    """The real ``ChatGoogleGenerativeAI`` over a mock httpx transport that records each body."""
+    import httpx
+    from langchain_google_genai import ChatGoogleGenerativeAI
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=GEMINI_OK)
+
+    return ChatGoogleGenerativeAI(
+        model="gemini-test", api_key="test",  # type: ignore[arg-type]
+        retries=0, client_args={"transport": httpx.MockTransport(handle)},
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "thinking"),
+    [
+        (ModelSpec(name="gemini-2.5-flash", api="gemini", effort="high", max_output_tokens=4000),
+         {"thinking_budget": 2000}),
+        (ModelSpec(name="gemini-3-pro", api="gemini", effort="low",
+                   effort_names={"low": "low", "high": "high"}),
+         {"thinking_level": "LOW"}),
+    ],
+)
+@pytest.mark.parametrize("use_async", [False, True])
+def test_langchain_gemini_routing_sends_its_thinking(
+    spec: ModelSpec, thinking: dict[str, Any], use_async: bool
+) -> None:
+    """Bug 2: a Gemini spec sends what ``ChatGoogleGenerativeAI`` takes, never ``config=``."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import HumanMessage
+
+    from contextwise.integrations.langchain import ContextPolicyMiddleware
+
+    bodies: list[dict[str, Any]] = []
+    chat = gemini_chat(bodies)
+    router = RuleRouter([], default="x", models={"x": spec})
+    middleware = ContextPolicyMiddleware(AUDIT, router=router, models={"x": chat})
+    agent = create_agent(chat, middleware=[middleware])
+    state = {"messages": [HumanMessage("hello")]}
+    result = asyncio.run(agent.ainvoke(state)) if use_async else agent.invoke(state)
+    assert result["messages"][-1].content == "ok"
+    config = bodies[0]["generationConfig"]
+    assert {key: value for key, value in config["thinkingConfig"].items()
+            if key not in ("includeThoughts", "include_thoughts")} == thinking
+    if spec.max_output_tokens is not None:
+        assert config["maxOutputTokens"] == spec.max_output_tokens
+    record = result["messages"][-1].response_metadata["contextwise_route"]
+    assert record["effort"] == spec.effort.value  # type: ignore[union-attr]
+
+
+def test_langchain_a_spec_without_api_records_no_effort() -> None:
+    """Bug 6: without ``api`` the middleware cannot send an effort; the route says so."""
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    chat = GenericFakeChatModel(messages=iter([AIMessage("one"), AIMessage("two")]))
+    from contextwise.integrations.langchain import ContextPolicyMiddleware
+
+    router = RuleRouter([], default="x", models={"x": ModelSpec(name="m", effort="high")})
+    middleware = ContextPolicyMiddleware(AUDIT, router=router, models={"x": chat})
+    agent = create_agent(chat, middleware=[middleware])
+    with pytest.warns(UserWarning, match="declares no api") as caught:
+        first = agent.invoke({"messages": [HumanMessage("hello")]})
+        second = agent.invoke({"messages": [*first["messages"], HumanMessage("more")]})
+    assert len(caught) == 1
+    records = [message.response_metadata["contextwise_route"]
+               for message in second["messages"] if isinstance(message, AIMessage)]
+    assert [(record["choice"], record["effort"]) for record in records] == [("x", None)] * 2

@@ -187,6 +187,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         outcome: RouteOutcome | None = None
         if self._routing is not None:
             outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
+            outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
             response = handler(fitted)
@@ -238,6 +239,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if self._routing is not None:
             context = _routing_context(self._routing, request, fitted)
             outcome, model = await self._routing.aroute(context)
+            outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
             response = await handler(fitted)
@@ -366,6 +368,14 @@ def _output_limits(routing: StepRouting[BaseChatModel] | None) -> dict[str, int]
                 "missing_output_limit", field="max_output_tokens", model=spec.name, api="anthropic"
             )
     return limits
+
+
+def _sent(routing: StepRouting[BaseChatModel], outcome: RouteOutcome) -> RouteOutcome:
+    """The outcome as it is sent: a spec without ``api`` sends no effort (the chat model's own
+    keyword arguments depend on the provider), so the route records none, with a warning."""
+    if outcome.model.api is None:
+        return routing.unsent(outcome, f"the model spec {outcome.model.name!r} declares no api")
+    return outcome
 
 
 def _routed(

@@ -7,6 +7,7 @@ it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not i
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from functools import partial
 from typing import Any, Final, TypeVar, Unpack, cast
 
 from contextwise import (
@@ -234,6 +235,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         if self._routing is None:
             return fitted
         outcome, model = await self._routing.aroute(_routing_context(self._routing, fitted))
+        outcome = _sent(self._routing, outcome, model)
         _bounded(self._pending, (ctx.run_id, ctx.run_step), outcome)
         settings: dict[str, Any] = dict(fitted.model_settings or {})
         if outcome.effort is not None:
@@ -434,6 +436,22 @@ class _Step:
 
 
 _StepKey = tuple[str | None, int]
+
+
+def _sent(routing: StepRouting[Model], outcome: RouteOutcome, model: Model) -> RouteOutcome:
+    """The outcome as it is sent: pydantic-ai drops the ``thinking`` setting of a model whose
+    profile does not support thinking, so the route records no effort, with a warning (the
+    level ``none``, which turns thinking off, holds for every model)."""
+    if outcome.effort is None or outcome.effort is Effort.NONE:
+        return outcome
+    profile = getattr(model, "profile", None)
+    if profile is None:
+        return outcome
+    read = profile.get if isinstance(profile, Mapping) else partial(getattr, profile)
+    if read("supports_thinking", True) or read("thinking_always_enabled", False):
+        return outcome
+    name = getattr(model, "model_name", type(model).__name__)
+    return routing.unsent(outcome, f"the model {name!r} does not support thinking")
 
 
 def _bounded(table: dict[_StepKey, _T], key: _StepKey, value: _T) -> None:
