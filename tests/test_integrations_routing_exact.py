@@ -210,3 +210,39 @@ def test_langchain_a_spec_without_api_records_no_effort() -> None:
     records = [message.response_metadata["contextwise_route"]
                for message in second["messages"] if isinstance(message, AIMessage)]
     assert [(record["choice"], record["effort"]) for record in records] == [("x", None)] * 2
+
+
+# --- issue 31 item 7: the small ones -----------------------------------------------------------
+
+TRIM = {
+    "mode": "reduce", "trigger_chars": 300, "target_input_chars": 200,
+    "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history", "target_chars": 200}],
+}
+
+
+def test_langchain_warns_once_when_it_reduces_without_a_thread_id() -> None:
+    """Bug 14: without a thread id nothing remembers a reduction; the middleware says so once,
+    and not at all with a thread id (no checkpointer needed)."""
+    import warnings
+
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from contextwise.integrations.langchain import ContextPolicyMiddleware
+
+    def run(config: Any) -> list[warnings.WarningMessage]:
+        chat = GenericFakeChatModel(messages=iter([AIMessage("a" * 150) for _ in range(4)]))
+        agent = create_agent(chat, middleware=[ContextPolicyMiddleware(TRIM)])
+        messages: list[Any] = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for turn in range(4):
+                messages = [*messages, HumanMessage(f"question {turn} " + "q" * 100)]
+                messages = agent.invoke({"messages": messages}, config=config)["messages"]
+        return [w for w in caught if "thread id" in str(w.message)]
+
+    stateless = run(None)
+    assert len(stateless) == 1
+    assert "thread_id" in str(stateless[0].message)
+    assert run({"configurable": {"thread_id": "t-1"}}) == []
