@@ -246,3 +246,61 @@ def test_langchain_warns_once_when_it_reduces_without_a_thread_id() -> None:
     assert len(stateless) == 1
     assert "thread_id" in str(stateless[0].message)
     assert run({"configurable": {"thread_id": "t-1"}}) == []
+
+
+# --- OpenAI Agents SDK -------------------------------------------------------------------------
+
+
+def test_agents_sdk_sticky_route_survives_a_restart_through_the_store(tmp_path: Any) -> None:
+    """Bug 8: the route is kept in the store under the output items' ids; a new RoutedModel
+    (a restarted worker) on the same store keeps the sticky model and effort."""
+    from agents import Agent, Runner
+
+    from contextwise.integrations.openai_agents import RoutedModel
+    from contextwise.session import SQLiteStore
+    from tests.test_integrations_routing import agents_models
+
+    router = RuleRouter(
+        [RoutingRule(id="debug", model="deep", effort="high",
+                     when=lambda c: "debug" in message_text(c.messages[-1]))],
+        default="fast",
+        models={"fast": ModelSpec(name="fast", effort="low"),
+                "deep": ModelSpec(name="deep", effort="medium")},
+        sticky=True,
+    )
+    path = tmp_path / "routes.db"
+
+    def run(prompt: str, history: list[Any], store: Any) -> tuple[list[Any], dict[str, Any]]:
+        models, seen = agents_models({"fast": [False], "deep": [False]})
+        agent = Agent(name="a", model=RoutedModel(router, models=models, store=store))
+        result = asyncio.run(Runner.run(agent, [*history, {"role": "user", "content": prompt}]))
+        return result.to_input_list(), seen
+
+    history, seen = run("please debug this", [], SQLiteStore(path))
+    assert seen == {"fast": [], "deep": ["high"]}
+    _, seen = run("thanks", history, SQLiteStore(path))  # a restarted worker
+    assert seen == {"fast": [], "deep": ["high"]}
+    _, seen = run("thanks", history, None)  # without the store the route is forgotten
+    assert seen == {"fast": ["low"], "deep": []}
+
+
+def test_agents_sdk_a_store_that_fails_never_ends_the_run() -> None:
+    from agents import Agent, Runner
+
+    from contextwise.integrations.openai_agents import RoutedModel
+    from tests.test_integrations_routing import agents_models
+
+    class Broken:
+        def load_conversation(self, key: str, *, ttl: Any = None) -> Any:
+            raise OSError("disk")
+
+        def save_conversation(self, key: str, value: Any, version: int, *, ttl: Any = None) -> int:
+            raise OSError("disk")
+
+    router = RuleRouter([], default="fast", models={"fast": ModelSpec(name="fast", effort="low")})
+    models, seen = agents_models({"fast": [False, False]})
+    agent = Agent(name="a", model=RoutedModel(router, models=models, store=Broken()))
+    first = asyncio.run(Runner.run(agent, "hi"))
+    again = [*first.to_input_list(), {"role": "user", "content": "more"}]
+    assert asyncio.run(Runner.run(agent, again)).final_output == "done"
+    assert seen == {"fast": ["low", "low"]}
