@@ -304,3 +304,17 @@ def test_agents_sdk_a_store_that_fails_never_ends_the_run() -> None:
     again = [*first.to_input_list(), {"role": "user", "content": "more"}]
     assert asyncio.run(Runner.run(agent, again)).final_output == "done"
     assert seen == {"fast": ["low", "low"]}
+
+
+def test_a_clip_limit_smaller_than_its_marker_is_refused() -> None:
+    """Bug 13: ``max_chars=10`` used to be accepted and give a 47-character marker."""
+    from contextwise import ContextPolicy, PolicyConfigurationError
+    from tests.support.errors import assert_translated
+
+    step = {"id": "huge", "kind": "clip", "fragment_id": "history", "max_chars": 10}
+    with pytest.raises(PolicyConfigurationError) as caught:
+        ContextPolicy.model_validate({"mode": "reduce", "trigger_chars": 100, "steps": [step]})
+    assert caught.value.code == "clip_below_marker"
+    assert caught.value.params["max_chars"] == 10
+    assert caught.value.params["marker_chars"] > 47
+    assert_translated(caught.value)
