@@ -318,3 +318,30 @@ def test_a_clip_limit_smaller_than_its_marker_is_refused() -> None:
     assert caught.value.params["max_chars"] == 10
     assert caught.value.params["marker_chars"] > 47
     assert_translated(caught.value)
+
+
+def test_routing_models_must_be_the_frameworks_models() -> None:
+    """Item 7: a label's model that is not the framework's model is refused when the integration
+    is built, not at its first call."""
+    from agents import Model as AgentsModel
+
+    from contextwise import InvalidTypeError
+    from contextwise.integrations.langchain import ContextPolicyMiddleware
+    from contextwise.integrations.openai_agents import RoutedModel
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+    from tests.support.errors import assert_translated
+
+    router = RuleRouter([], default="x", models={"x": ModelSpec(name="m")})
+    builders = [
+        (lambda: ContextPolicyMiddleware(AUDIT, router=router, models={"x": "gpt-5"}),
+         "BaseChatModel"),
+        (lambda: ContextPolicyCapability(AUDIT, router=router, models={"x": "gpt-5"}), "Model"),
+        (lambda: RoutedModel(router, models={"x": "gpt-5"}), AgentsModel.__name__),
+    ]
+    for build, expected in builders:
+        with pytest.raises(InvalidTypeError) as caught:
+            build()
+        assert caught.value.code == "not_an_instance"
+        assert caught.value.params["expected"] == expected
+        assert caught.value.params["name"] == "models['x']"
+        assert_translated(caught.value)

@@ -18,7 +18,7 @@ from typing import Any, Final, Generic, TypeVar
 
 from contextwise._translation import short_text
 from contextwise.effort import Effort, is_effort
-from contextwise.errors import RoutingConfigurationError
+from contextwise.errors import InvalidTypeError, RoutingConfigurationError
 from contextwise.routing._model import ModelSpec, RoutingContext
 from contextwise.routing._options import provider_options
 from contextwise.routing._outcome import RouteOutcome, Router, check_router
@@ -108,8 +108,11 @@ class StepRouting(Generic[ModelT]):
         return outcome, self.models[outcome.choice]
 
 
-def step_routing(router: object, models: object, integration: str) -> StepRouting[Any] | None:
-    """Check ``router`` and ``models`` together: both or neither, one model per router label."""
+def step_routing(
+    router: object, models: object, integration: str, model_type: type | None = None
+) -> StepRouting[Any] | None:
+    """Check ``router`` and ``models`` together: both or neither, one model per router label,
+    each an instance of the framework's ``model_type`` when it is given."""
     if router is None and models is None:
         return None
     if router is None or models is None:
@@ -137,6 +140,15 @@ def step_routing(router: object, models: object, integration: str) -> StepRoutin
             missing=missing,
             unexpected=unexpected,
         )
+    if model_type is not None:
+        for label, model in models.items():
+            if not isinstance(model, model_type):
+                raise InvalidTypeError(
+                    "not_an_instance",
+                    name=f"models[{short_text(label)!r}]",
+                    expected=model_type.__name__,
+                    type_name=type(model).__name__,
+                )
     return StepRouting(router, models)  # type: ignore[arg-type]
 
 

@@ -160,7 +160,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> None:
         super().__init__()
         self._warned_stateless = False
-        self._routing: StepRouting[BaseChatModel] | None = step_routing(router, models, "LangChain")
+        self._routing: StepRouting[BaseChatModel] | None = step_routing(
+            router, models, "LangChain", BaseChatModel
+        )
         self._output_limits = _output_limits(self._routing)
         self._conversation = Conversation(
             policy,

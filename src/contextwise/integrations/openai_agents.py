@@ -728,7 +728,7 @@ class RoutedModel(Model):
     ) -> None:
         if models is None:
             models = {}  # reported as a mismatch with the router's labels
-        routing = step_routing(router, models, "Agents SDK")
+        routing = step_routing(router, models, "Agents SDK", Model)
         assert routing is not None
         self._routing: StepRouting[Model] = routing
         self._routes: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()

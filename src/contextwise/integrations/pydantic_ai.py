@@ -54,13 +54,15 @@ except ImportError as error:
 
 __all__ = ["ContextPolicyCapability", "history_processor", "recall_tool"]
 
-_FRAMEWORK_PARTS: Final = frozenset({
-    "model-settings-delta",
-    "instruction-delta",
-    "instruction-baseline",
-    "tool-availability-delta",
-    "capability-load-delta",
-})
+_FRAMEWORK_PARTS: Final = frozenset(
+    {
+        "model-settings-delta",
+        "instruction-delta",
+        "instruction-baseline",
+        "tool-availability-delta",
+        "capability-load-delta",
+    }
+)
 """The part kinds that pydantic-ai adds to a request of the history, some after the request was
 fitted: they never change a message's fingerprint, and the newest of each kind outlives a
 reduction."""
@@ -184,7 +186,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         models: Mapping[str, Model] | None = None,
         **options: Unpack[RunnerOptions],
     ) -> None:
-        self._routing = step_routing(router, models, "pydantic-ai")
+        self._routing = step_routing(router, models, "pydantic-ai", Model)
         self._pending = {}
         self._steps = {}
         self._conversation = Conversation(
