@@ -345,3 +345,22 @@ def test_routing_models_must_be_the_frameworks_models() -> None:
         assert caught.value.params["expected"] == expected
         assert caught.value.params["name"] == "models['x']"
         assert_translated(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("step", "path"),
+    [
+        ({"id": "a", "kind": "trim", "target_chars": 50}, "steps[0].fragment_id"),
+        ({"id": "a", "kind": "trim", "targetChars": 50}, "steps[0].fragmentId"),
+    ],
+)
+def test_a_missing_key_is_named_as_the_policy_spells_its_keys(
+    step: dict[str, Any], path: str
+) -> None:
+    """Bug 13: a policy written in snake_case gets snake_case paths in its errors."""
+    from contextwise import ContextPolicy, PolicyConfigurationError
+
+    with pytest.raises(PolicyConfigurationError) as caught:
+        ContextPolicy.model_validate({"mode": "reduce", "steps": [step]})
+    assert caught.value.code == "missing_key"
+    assert caught.value.params["field"] == path
