@@ -364,3 +364,17 @@ def test_a_missing_key_is_named_as_the_policy_spells_its_keys(
         ContextPolicy.model_validate({"mode": "reduce", "steps": [step]})
     assert caught.value.code == "missing_key"
     assert caught.value.params["field"] == path
+
+
+def test_an_empty_list_in_an_error_reads_none() -> None:
+    """Bug 13: "it provides -" for an application that gives no compressor."""
+    from contextwise import PolicyConfigurationError, PolicyRunner
+
+    step = {"id": "a", "kind": "compress", "fragment_id": "history", "compressor": "summ"}
+    with pytest.raises(PolicyConfigurationError) as caught:
+        PolicyRunner({"mode": "reduce", "trigger_chars": 100, "target_input_chars": 50,
+                      "steps": [step]})
+    assert caught.value.code == "unknown_compressor"
+    assert caught.value.render("en").endswith("it provides none.")
+    assert caught.value.render("fr").endswith("compresseurs fournis\u00a0: aucun.")
+    assert caught.value.render("zh").endswith("无。")
