@@ -378,3 +378,41 @@ def test_an_empty_list_in_an_error_reads_none() -> None:
     assert caught.value.render("en").endswith("it provides none.")
     assert caught.value.render("fr").endswith("compresseurs fournis\u00a0: aucun.")
     assert caught.value.render("zh").endswith("无。")
+
+
+def test_an_upstream_sliding_window_is_reported_once() -> None:
+    """Bug 17: pydantic-ai's ``ProcessHistory`` keeping the last messages in front of the
+    capability makes the history shrink at its start while its end grows; a warning says so,
+    once."""
+    import warnings
+
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities import ProcessHistory
+    from pydantic_ai.models.test import TestModel
+
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    def keep_last(messages: list[Any]) -> list[Any]:
+        return messages[-3:]
+
+    results: list[Any] = []
+    capability = ContextPolicyCapability(AUDIT, on_result=results.append)
+    agent = Agent(TestModel(), capabilities=[ProcessHistory(keep_last), capability])
+    history: list[Any] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for turn in range(6):
+            history = agent.run_sync(f"turn {turn}", message_history=history).all_messages()
+    windows = [w for w in caught if "sliding window" in str(w.message)]
+    assert len(windows) == 1
+    assert "resynced" in [result.report.conversation.status for result in results]
+
+    # Without the window, the history only extends: no warning.
+    results.clear()
+    plain = Agent(TestModel(), capabilities=[ContextPolicyCapability(AUDIT)])
+    history = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for turn in range(6):
+            history = plain.run_sync(f"turn {turn}", message_history=history).all_messages()
+    assert not [w for w in caught if "sliding window" in str(w.message)]

@@ -23,6 +23,7 @@ import hashlib
 import inspect
 import json
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,16 @@ reduction that missed its target they wait, so a reduction storm never buys them
 
 ResultCallback = Callable[[ContextResult], object]
 Fingerprint = Callable[[object], str]
+
+
+def _slid(before: Sequence[str], now: Sequence[str]) -> bool:
+    """Whether a history is the previous one less some messages at its start, with new ones at
+    its end: the mark of a sliding window kept in front of the policy."""
+    if not before or not now or now[0] not in before:
+        return False
+    start = before.index(now[0])
+    kept = len(before) - start
+    return start > 0 and len(now) > kept and list(now[:kept]) == list(before[start:])
 
 
 def fingerprint(message: object) -> str:
@@ -212,6 +223,7 @@ class Conversation:
         self.ttl = check_ttl(ttl)
         self.max_memory_bytes = max_memory_bytes
         self._fingerprint = fingerprint
+        self._warned_window = False
         self._memory: OrderedDict[str, Remembered] = OrderedDict()
         # The store's calls of async faces run in worker threads: the memory is shared with them.
         self._lock = threading.Lock()
@@ -364,7 +376,25 @@ class Conversation:
         else:
             plan.candidate = list(history)
             plan.sources = list(range(len(history)))
+            if previous is not None and _slid(previous.seen, seen):
+                self._warn_window()
         return plan
+
+    def _warn_window(self) -> None:
+        """Warn once that something in front of the policy keeps a sliding window of the
+        history: each call then starts again from the whole (windowed) history."""
+        if self._warned_window:
+            return
+        self._warned_window = True
+        warnings.warn(
+            "contextwise: the history lost messages at its start since the last call while its "
+            "end grew: a sliding window in front of the policy (pydantic-ai's ProcessHistory "
+            "keep-last, the Agents SDK's SessionSettings(limit), a trimmed message list) makes "
+            "every call start again from the whole history, so reductions are not remembered "
+            "and the prompt cache breaks. Let the policy do the trimming instead.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     def _run(self, plan: _Plan) -> Effects[ContextResult]:
         """Run the policy on the plan's candidate. While the paid steps wait, the others run
