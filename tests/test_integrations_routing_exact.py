@@ -416,3 +416,23 @@ def test_an_upstream_sliding_window_is_reported_once() -> None:
         for turn in range(6):
             history = plain.run_sync(f"turn {turn}", message_history=history).all_messages()
     assert not [w for w in caught if "sliding window" in str(w.message)]
+
+
+def test_an_agents_sdk_session_limit_is_reported_once() -> None:
+    """Bug 17: ``SessionSettings(limit)`` in front of the policy is the same sliding window."""
+    import warnings
+
+    from agents import SQLiteSession
+    from agents.memory import SessionSettings
+
+    from contextwise.integrations.openai_agents import PolicySession
+    from tests.test_integrations_openai_agents import converse
+
+    results: list[Any] = []
+    windowed = SQLiteSession("w", session_settings=SessionSettings(limit=6))
+    session = PolicySession(windowed, AUDIT, on_result=results.append)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(converse(session, turns=6))
+    assert len([w for w in caught if "sliding window" in str(w.message)]) == 1
+    assert "resynced" in [result.report.conversation.status for result in results[1:]]
