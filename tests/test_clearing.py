@@ -414,7 +414,7 @@ def test_clip_on_a_text_fragment_and_token_limits_without_a_counter_are_refused(
     policy = {
         "mode": "reduce",
         "trigger_chars": 5,
-        "steps": [{"id": "c", "kind": "clip", "fragment_id": "doc", "max_chars": 9}],
+        "steps": [{"id": "c", "kind": "clip", "fragment_id": "doc", "max_chars": 90}],
     }
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(policy, [Fragment("doc", text="A long text.")])

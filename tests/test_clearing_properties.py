@@ -39,6 +39,9 @@ from support.tool_loops import (
     result_texts,
 )
 
+CLIP_ROOM = len(CLIP_MARKER.format(n=10**6, ref="call_" + "x" * 24))
+"""The smallest ``max_chars`` a clip step takes: its marker for a large cut and a long call id."""
+
 
 def _policy(step: dict[str, Any]) -> dict[str, Any]:
     return {"mode": "reduce", "trigger_chars": 1, "target_input_chars": 0, "steps": [step]}
@@ -183,7 +186,7 @@ def test_clear_keeps_every_shape_valid_paired_and_recallable(
 
 @pytest.mark.parametrize("shape", SHAPES)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(drawn=events, max_chars=st.integers(0, 300))
+@given(drawn=events, max_chars=st.integers(CLIP_ROOM, 300))
 def test_clip_keeps_every_shape_valid_and_every_result_within_its_limit(
     shape: str, drawn: list[tuple[Any, ...]], max_chars: int
 ) -> None:

@@ -96,6 +96,18 @@ def test_the_ledger_totals_per_model_and_per_kind() -> None:
         assert UsageRecord.from_json(record.to_json()) == record
 
 
+def test_the_ledger_uses_the_prices_given_without_a_model_name() -> None:
+    """Bug 9: the Agents SDK's raw responses carry no model name; the prices given still apply."""
+    ledger = UsageLedger()
+    record = ledger.record(Usage(input_tokens=1_000_000, output_tokens=1_000_000),
+                           prices=ModelPrices(input=2, output=8))
+    assert record.cost is not None and record.cost.total == Decimal(10)
+    assert record.model is None
+    summary = ledger.summary()
+    assert summary.total.cost == Decimal(10) and summary.total.unpriced_calls == 0
+    assert UsageRecord.from_json(record.to_json()) == record
+
+
 def test_a_record_checks_its_kind() -> None:
     with pytest.raises(InvalidValueError) as caught:
         price_usage(Usage(), kind="tool")  # type: ignore[arg-type]

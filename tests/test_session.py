@@ -29,6 +29,7 @@ from contextwise import (
     InvalidTypeError,
     InvalidValueError,
     MemoryStore,
+    MissingDependencyError,
     PolicyConfigurationError,
     SessionConflictError,
     SessionStore,
@@ -351,12 +352,10 @@ def test_pydantic_ai_messages_are_stored_through_their_own_json(
 
 def test_a_missing_store_library_is_a_coded_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sqlalchemy", None)
-    with pytest.raises(SessionStoreError) as caught:
+    with pytest.raises(MissingDependencyError) as caught:  # as the integrations raise it
         SQLAlchemyStore("postgresql+psycopg://localhost/db")
-    assert (caught.value.code, caught.value.params["extra"]) == (
-        "store_dependency_missing",
-        "postgresql",
-    )
+    assert (caught.value.code, caught.value.params["extra"]) == ("missing_extra", "postgresql")
+    assert isinstance(caught.value, ImportError)
     assert_translated(caught.value)
 
 

@@ -95,6 +95,10 @@ def NP_(singular: str, plural: str, count: str) -> Message:
     return Message(singular, plural, count)
 
 
+# Translators: an empty list of values in an error message ("it provides none").
+_EMPTY_LIST = N_("none")
+
+
 def match_locale(value: object) -> Locale | None:
     """Return the supported locale that a locale name designates, or ``None``.
 
@@ -262,7 +266,9 @@ def _format(value: object, locale: Locale, nested: bool) -> str:
         if len(value) > LIST_PARAM_LIMIT:
             items.append("…")
         if not items:
-            return "-"
+            return _EMPTY_LIST.singular if locale == "en" else translations(locale).gettext(
+                _EMPTY_LIST.singular
+            )
         if locale == "zh":
             # Babel (CLDR) ends a Chinese list with 和 ("en、fr和zh"); Chinese technical writing
             # enumerates values with the enumeration comma alone.

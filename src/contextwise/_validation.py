@@ -333,16 +333,43 @@ def field_path(loc: tuple[int | str, ...], data: object, model: type[BaseModel])
     parts: list[str] = []
     annotation: Any = model
     current: object = data
+    snake = _writes_snake_case(data)
     for part in loc:
         member = _union_member(annotation, part, current)
         if member is not None:
             annotation = member
             continue
+        written = isinstance(current, Mapping) and part in current
+        if isinstance(part, str) and snake and not written:
+            part = _CAMEL_HUMP.sub(r"_\1", part).lower()  # a key the input lacks, as it writes
         parts.append(f"[{part}]" if isinstance(part, int) else f".{part}")
         if annotation is not None:
             annotation, current = _descend(annotation, part, current)
     text = "".join(parts).lstrip(".")
     return text or model.__name__
+
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def _writes_snake_case(data: object, depth: int = 0) -> bool:
+    """Whether an input spells its keys in snake_case (``fragment_id``) and never in camelCase:
+    a key it lacks is then named in snake_case too."""
+    snake = False
+    pending: list[tuple[object, int]] = [(data, depth)]
+    while pending:
+        value, level = pending.pop()
+        if level > 8:
+            continue
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                if isinstance(key, str) and _CAMEL_HUMP.search(key):
+                    return False
+                snake = snake or (isinstance(key, str) and "_" in key.strip("_"))
+                pending.append((item, level + 1))
+        elif isinstance(value, list | tuple):
+            pending.extend((item, level + 1) for item in value[:100])
+    return snake
 
 
 def _union_member(annotation: Any, part: int | str, value: object) -> type[BaseModel] | None:

@@ -1012,6 +1012,10 @@ class PolicyConfigurationError(InvalidValueError):
             "The step '{step_id}' has a target_chars of {target_chars}, smaller than its marker "
             "of {marker_chars} characters."
         ),
+        "clip_below_marker": N_(
+            "The step '{step_id}' clips tool results to {max_chars} characters, fewer than its "
+            "marker needs ({marker_chars} characters)."
+        ),
         "unknown_compressor": N_(
             "The step '{step_id}' uses the compressor '{compressor}', which the application does "
             "not provide; it provides {provided}."

@@ -238,9 +238,9 @@ def price_usage(
     if name is not None and not isinstance(name, str):
         raise InvalidTypeError("not_a_string", name="model", type_name=type(model).__name__)
     price: Cost | None = None
-    if name is not None:
+    if name is not None or prices is not None:
         try:
-            price = cost(usage, model, prices=prices, at=at)
+            price = cost(usage, "" if name is None else model, prices=prices, at=at)
         except ContextwiseError as exc:
             if exc.code not in ("unknown_model_price", "missing_extra"):
                 raise

@@ -119,7 +119,7 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
     classes = {found.name: found for found in pages["integrations-openai-agents"].classes}
     routed = classes["RoutedModel"]
     assert routed.constructor is not None
-    assert [param.name for param in routed.constructor.params] == ["router", "models"]
+    assert [param.name for param in routed.constructor.params] == ["router", "models", "store", "ttl"]
     wrapper = classes["PolicyModel"].constructor
     assert wrapper is not None
     assert [param.name for param in wrapper.params][:3] == ["model", "policy", "fragment_id"]

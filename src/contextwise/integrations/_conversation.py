@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,16 @@ reduction that missed its target they wait, so a reduction storm never buys them
 
 ResultCallback = Callable[[ContextResult], object]
 Fingerprint = Callable[[object], str]
+
+
+def _slid(before: Sequence[str], now: Sequence[str]) -> bool:
+    """Whether a history is the previous one less some messages at its start, with new ones at
+    its end: the mark of a sliding window kept in front of the policy."""
+    if not before or not now or now[0] not in before:
+        return False
+    start = before.index(now[0])
+    kept = len(before) - start
+    return start > 0 and len(now) > kept and list(now[:kept]) == list(before[start:])
 
 
 def fingerprint(message: object) -> str:
@@ -168,10 +179,12 @@ runner's."""
 
 
 def conversation_of(
-    policy: PolicyRunner | ContextPolicy | Mapping[str, Any], options: Mapping[str, Any]
+    policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+    options: Mapping[str, Any],
+    fingerprint: Fingerprint = fingerprint,
 ) -> Conversation:
     """The conversation of an integration built with ``options``: its own options are taken
-    out, and the others bind the runner."""
+    out, and the others bind the runner; ``fingerprint`` is the framework's, where it differs."""
     own = {key: value for key, value in options.items() if key in OWN_OPTIONS}
     return Conversation(
         policy,
@@ -181,6 +194,7 @@ def conversation_of(
         store=own.get("store"),
         ttl=own.get("ttl"),
         max_memory_bytes=own.get("max_memory_bytes", DEFAULT_MAX_MEMORY_BYTES),
+        fingerprint=fingerprint,
     )
 
 
@@ -236,6 +250,7 @@ class Conversation:
         self.ttl = check_ttl(ttl)
         self.max_memory_bytes = max_memory_bytes
         self._fingerprint = fingerprint
+        self._warned_window = False
         self._memory: OrderedDict[str, Remembered] = OrderedDict()
         # The sync face may run in several threads at once (LangChain's ``batch`` runs a thread
         # pool), and the async face on several event loops: the memory is shared between them.
@@ -378,7 +393,25 @@ class Conversation:
         else:
             plan.candidate = list(history)
             plan.sources = list(range(len(history)))
+            if previous is not None and _slid(previous.seen, seen):
+                self._warn_window()
         return plan
+
+    def _warn_window(self) -> None:
+        """Warn once that something in front of the policy keeps a sliding window of the
+        history: each call then starts again from the whole (windowed) history."""
+        if self._warned_window:
+            return
+        self._warned_window = True
+        warnings.warn(
+            "contextwise: the history lost messages at its start since the last call while its "
+            "end grew: a sliding window in front of the policy (pydantic-ai's ProcessHistory "
+            "keep-last, the Agents SDK's SessionSettings(limit), a trimmed message list) makes "
+            "every call start again from the whole history, so reductions are not remembered "
+            "and the prompt cache breaks. Let the policy do the trimming instead.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     def _run(self, plan: _Plan) -> Effects[ContextResult]:
         """Run the policy on the plan's candidate. While the paid steps wait, the others run

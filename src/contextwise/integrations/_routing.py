@@ -11,12 +11,14 @@ stateless, and survives a restart with the history.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final, Generic, TypeVar
 
 from contextwise._translation import short_text
 from contextwise.effort import Effort, is_effort
-from contextwise.errors import RoutingConfigurationError
+from contextwise.errors import InvalidTypeError, RoutingConfigurationError
 from contextwise.routing._model import ModelSpec, RoutingContext
 from contextwise.routing._options import provider_options
 from contextwise.routing._outcome import RouteOutcome, Router, check_router
@@ -40,11 +42,29 @@ def route_record(outcome: RouteOutcome) -> dict[str, Any]:
 class StepRouting(Generic[ModelT]):
     """A router and the framework's model of each of its labels."""
 
-    __slots__ = ("models", "router")
+    __slots__ = ("_warned", "models", "router")
 
     def __init__(self, router: Router, models: Mapping[str, ModelT]) -> None:
         self.router = router
         self.models = dict(models)
+        self._warned: set[tuple[str, str]] = set()
+
+    def unsent(self, outcome: RouteOutcome, why: str) -> RouteOutcome:
+        """The outcome of a route whose effort the framework does not send: without its effort,
+        so that the response records what was sent. The first time for a label and a reason, a
+        ``UserWarning`` names why (the effort is an operator's setting; the warning is in
+        English, like the routing log)."""
+        if outcome.effort is None:
+            return outcome
+        if (outcome.choice, why) not in self._warned:
+            self._warned.add((outcome.choice, why))
+            warnings.warn(
+                f"contextwise: the route to {outcome.choice!r} asks for the effort "
+                f"{outcome.effort.value!r}, which is not sent: {why}. The route records no effort.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return replace(outcome, effort=None)
 
     def context(
         self,
@@ -88,8 +108,11 @@ class StepRouting(Generic[ModelT]):
         return outcome, self.models[outcome.choice]
 
 
-def step_routing(router: object, models: object, integration: str) -> StepRouting[Any] | None:
-    """Check ``router`` and ``models`` together: both or neither, one model per router label."""
+def step_routing(
+    router: object, models: object, integration: str, model_type: type | None = None
+) -> StepRouting[Any] | None:
+    """Check ``router`` and ``models`` together: both or neither, one model per router label,
+    each an instance of the framework's ``model_type`` when it is given."""
     if router is None and models is None:
         return None
     if router is None or models is None:
@@ -117,6 +140,15 @@ def step_routing(router: object, models: object, integration: str) -> StepRoutin
             missing=missing,
             unexpected=unexpected,
         )
+    if model_type is not None:
+        for label, model in models.items():
+            if not isinstance(model, model_type):
+                raise InvalidTypeError(
+                    "not_an_instance",
+                    name=f"models[{short_text(label)!r}]",
+                    expected=model_type.__name__,
+                    type_name=type(model).__name__,
+                )
     return StepRouting(router, models)  # type: ignore[arg-type]
 
 
@@ -126,8 +158,27 @@ def effort_options(spec: ModelSpec, effort: Effort | None) -> dict[str, Any]:
     nothing when the spec declares no API or there is no effort."""
     if effort is None or spec.api is None:
         return {}
+    if spec.api == "gemini":
+        return _gemini_options(spec, effort)
     options = provider_options(spec, effort)
     options.pop("model", None)
+    return options
+
+
+def _gemini_options(spec: ModelSpec, effort: Effort) -> dict[str, Any]:
+    """The keyword arguments that LangChain's ``ChatGoogleGenerativeAI`` takes for an effort:
+    ``thinking_level`` (the provider's word, when ``effort_names`` names the level) or
+    ``thinking_budget`` (0 for ``none``), and ``max_output_tokens``; never google-genai's own
+    ``config=``, which is the name of the runnable's configuration."""
+    config = provider_options(spec, effort).get("config", {})
+    options: dict[str, Any] = {}
+    if "max_output_tokens" in config:
+        options["max_output_tokens"] = config["max_output_tokens"]
+    thinking = config.get("thinking_config", {})
+    if "thinking_level" in thinking:
+        options["thinking_level"] = str(thinking["thinking_level"]).lower()
+    if "thinking_budget" in thinking:
+        options["thinking_budget"] = thinking["thinking_budget"]
     return options
 
 

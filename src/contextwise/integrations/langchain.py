@@ -4,6 +4,7 @@ Install with ``pip install 'contextwise[langchain]'``. Importing this module imp
 raises :class:`~contextwise.MissingDependencyError` when LangChain is not installed.
 """
 
+import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Unpack
 
@@ -137,7 +138,10 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         **options: Unpack[IntegrationOptions],
     ) -> None:
         super().__init__()
-        self._routing: StepRouting[BaseChatModel] | None = step_routing(router, models, "LangChain")
+        self._warned_stateless = False
+        self._routing: StepRouting[BaseChatModel] | None = step_routing(
+            router, models, "LangChain", BaseChatModel
+        )
         self._output_limits = _output_limits(self._routing)
         self._conversation = conversation_of(policy, options)
 
@@ -154,10 +158,13 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         key, pinned = self._key(request), _pinned_parts(request)
         usage = _last_input_tokens(request.messages)
         messages = self._conversation.fit(request.messages, key, pinned=pinned, usage=usage)
+        if key is None:
+            self._stateless(request.messages, messages)
         fitted = request.override(messages=messages)
         outcome: RouteOutcome | None = None
         if self._routing is not None:
             outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
+            outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
             response = handler(fitted)
@@ -204,11 +211,14 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         key, pinned = self._key(request), _pinned_parts(request)
         usage = _last_input_tokens(request.messages)
         messages = await self._conversation.afit(request.messages, key, pinned=pinned, usage=usage)
+        if key is None:
+            self._stateless(request.messages, messages)
         fitted = request.override(messages=messages)
         outcome: RouteOutcome | None = None
         if self._routing is not None:
             context = _routing_context(self._routing, request, fitted)
             outcome, model = await self._routing.aroute(context)
+            outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
             response = await handler(fitted)
@@ -228,6 +238,23 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                     attach(again, overflow)
                 raise
         return response if outcome is None else _recorded(response, outcome)
+
+    def _stateless(self, history: Sequence[Any], sent: Sequence[Any]) -> None:
+        """Warn once when a run without a thread id is reduced: nothing remembers the reduction,
+        so the next call reduces the whole conversation again (and buys its summary again)."""
+        if self._warned_stateless or (
+            len(sent) == len(history) and all(a is b for a, b in zip(sent, history, strict=True))
+        ):
+            return
+        self._warned_stateless = True
+        warnings.warn(
+            "contextwise: ContextPolicyMiddleware reduced a conversation that has no thread id, "
+            "so the reduction is not remembered and the next call reduces (and summarizes) the "
+            "whole conversation again. Run the agent with "
+            "config={'configurable': {'thread_id': ...}}; no checkpointer is needed.",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _key(self, request: ModelRequest[Any]) -> str | None:
         """The conversation's key: the middleware's name and the run's thread id, if any."""
@@ -337,6 +364,14 @@ def _output_limits(routing: StepRouting[BaseChatModel] | None) -> dict[str, int]
                 "missing_output_limit", field="max_output_tokens", model=spec.name, api="anthropic"
             )
     return limits
+
+
+def _sent(routing: StepRouting[BaseChatModel], outcome: RouteOutcome) -> RouteOutcome:
+    """The outcome as it is sent: a spec without ``api`` sends no effort (the chat model's own
+    keyword arguments depend on the provider), so the route records none, with a warning."""
+    if outcome.model.api is None:
+        return routing.unsent(outcome, f"the model spec {outcome.model.name!r} declares no api")
+    return outcome
 
 
 def _routed(

@@ -11,6 +11,8 @@ import inspect
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, Unpack
 
 from contextwise import (
@@ -24,6 +26,7 @@ from contextwise import (
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance
+from contextwise._effects import call_blocking, run_async
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._conversation import conversation_of, fingerprint
@@ -35,6 +38,9 @@ from contextwise.integrations._routing import (
     step_routing,
 )
 from contextwise.recalling import answer
+from contextwise.session import ConversationStore
+from contextwise.session._conversations import check_ttl
+from contextwise.session._records import check_store
 
 try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks
@@ -617,18 +623,28 @@ class RoutedModel(Model):
     holds those items, gives it to the router as the previous call's ``choice`` and
     ``effort``, so a sticky router keeps the model and effort of the same conversation, however
     many runs share this object. Items without an id (a test model's) leave the next call
-    without a previous route. The step is the previous route's step plus one, or 1.
+    without a previous route. The step is the previous route's step plus one, or 1. With
+    ``store``, the route is also kept in the store, under the id of the response's last item
+    with one: a sticky route survives a restart and is shared by workers; a store that fails
+    never ends the run.
 
     Args:
         router: The router that picks the model of each call (a
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`).
         models: The Agents SDK ``Model`` of each of the router's labels.
+        store: Where the routes are kept across restarts and workers: a
+            :class:`~contextwise.session.SQLiteStore` or
+            :class:`~contextwise.session.SQLAlchemyStore` (or a
+            :class:`~contextwise.session.MemoryStore`); in this process only when omitted.
+        ttl: How many seconds (or a ``timedelta``) a route is kept in ``store``; forever when
+            omitted.
 
     Raises:
         RoutingConfigurationError: When ``router`` is not a router (code ``invalid_router``), or
             ``models`` is not a mapping with one model per label of the router (codes
             ``framework_models_not_mapping``, ``framework_models_mismatch``).
+        InvalidTypeError: When ``store`` cannot keep conversations.
 
     Examples:
         >>> from contextwise import ModelSpec, RuleRouter, RoutingRule
@@ -649,14 +665,25 @@ class RoutedModel(Model):
         ['deep', 'fast']
     """
 
-    def __init__(self, router: Router, models: Mapping[str, Model]) -> None:
+    def __init__(
+        self,
+        router: Router,
+        models: Mapping[str, Model],
+        *,
+        store: ConversationStore | None = None,
+        ttl: float | timedelta | None = None,
+    ) -> None:
         if models is None:
             models = {}  # reported as a mismatch with the router's labels
-        routing = step_routing(router, models, "Agents SDK")
+        routing = step_routing(router, models, "Agents SDK", Model)
         assert routing is not None
         self._routing: StepRouting[Model] = routing
-        self._routes: OrderedDict[str, RouteOutcome] = OrderedDict()
+        self._routes: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
         self._lock = threading.Lock()
+        if store is not None:
+            check_store(store, [ConversationStore], "invalid_conversation_store")
+        self._store = store
+        self._ttl = check_ttl(ttl)
 
     @property
     def router(self) -> Router:
@@ -713,7 +740,7 @@ class RoutedModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         )
-        self._remember(response.output, outcome)
+        await self._remember(response.output, outcome)
         return response
 
     async def stream_response(
@@ -762,7 +789,8 @@ class RoutedModel(Model):
             prompt=prompt,
         ):
             if getattr(event, "type", None) == "response.completed":
-                self._remember(getattr(getattr(event, "response", None), "output", []), outcome)
+                output = getattr(getattr(event, "response", None), "output", [])
+                await self._remember(output, outcome)
             yield event
 
     async def close(self) -> None:
@@ -774,11 +802,11 @@ class RoutedModel(Model):
         self, system: str | None, input: str | list[TResponseInputItem], tools: Sequence[Tool]
     ) -> tuple[RouteOutcome, Model]:
         items: list[Any] = [{"role": "user", "content": input}] if isinstance(input, str) else input
-        previous = self._previous(items)
+        previous = await self._previous(items)
         context: RoutingContext = self._routing.context(
-            1 if previous is None else previous.step + 1,
+            1 if previous is None else previous[0] + 1,
             items,
-            None if previous is None else route_record(previous),
+            None if previous is None else previous[1],
             system=system or "",
             tools=[
                 {"type": "function", "function": {"name": getattr(tool, "name", "")}}
@@ -787,23 +815,56 @@ class RoutedModel(Model):
         )
         return await self._routing.aroute(context)
 
-    def _previous(self, items: Sequence[Any]) -> RouteOutcome | None:
+    async def _previous(self, items: Sequence[Any]) -> tuple[int, dict[str, Any]] | None:
+        """The step and route record of the call that produced the newest item with an id: from
+        this object's table, else from the store."""
         with self._lock:
             for item in reversed(items):
                 found = _item_id(item)
                 if found is not None and found in self._routes:
                     return self._routes[found]
-        return None
+        newest = next((found for item in reversed(items) if (found := _item_id(item))), None)
+        if self._store is None or newest is None:
+            return None
+        load = partial(self._store.load_conversation, _ROUTE_KEY_PREFIX + newest, ttl=self._ttl)
+        try:
+            stored = await run_async(call_blocking(load))
+        except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
+            return None
+        value = None if stored is None else stored[1]
+        if not isinstance(value, Mapping):
+            return None
+        step, record = value.get("step"), value.get("route")
+        if isinstance(step, bool) or not isinstance(step, int) or not isinstance(record, Mapping):
+            return None
+        return step, dict(record)
 
-    def _remember(self, output: Sequence[Any], outcome: RouteOutcome) -> None:
+    async def _remember(self, output: Sequence[Any], outcome: RouteOutcome) -> None:
+        remembered = (outcome.step, route_record(outcome))
+        last: str | None = None
         with self._lock:
             for item in output:
                 found = _item_id(item)
                 if found is not None:
-                    self._routes[found] = outcome
+                    last = found
+                    self._routes[found] = remembered
                     self._routes.move_to_end(found)
             while len(self._routes) > _MAX_REMEMBERED:
                 self._routes.popitem(last=False)
+        if self._store is None or last is None:
+            return
+        value = {"step": remembered[0], "route": remembered[1]}
+        save = partial(
+            self._store.save_conversation, _ROUTE_KEY_PREFIX + last, value, 0, ttl=self._ttl
+        )
+        try:
+            await run_async(call_blocking(save))
+        except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
+            return
+
+
+_ROUTE_KEY_PREFIX = "agents-route:"
+"""The prefix of the store key of a route: the id of the last item of the response it produced."""
 
 
 def _item_id(item: Any) -> str | None:

@@ -5,8 +5,9 @@ it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not i
 """
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, TypeVar, Unpack, cast
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, Final, TypeVar, Unpack, cast
 
 from contextwise import (
     DEFAULT_RECALL_LIMIT,
@@ -23,7 +24,7 @@ from contextwise import recall_tool as make_recall_tool
 from contextwise.effort import Effort
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
-from contextwise.integrations._conversation import Conversation, conversation_of
+from contextwise.integrations._conversation import Conversation, conversation_of, fingerprint
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -47,6 +48,19 @@ except ImportError as error:
     ) from error
 
 __all__ = ["ContextPolicyCapability", "history_processor", "recall_tool"]
+
+_FRAMEWORK_PARTS: Final = frozenset(
+    {
+        "model-settings-delta",
+        "instruction-delta",
+        "instruction-baseline",
+        "tool-availability-delta",
+        "capability-load-delta",
+    }
+)
+"""The part kinds that pydantic-ai adds to a request of the history, some after the request was
+fitted: they never change a message's fingerprint, and the newest of each kind outlives a
+reduction."""
 
 HistoryFunction = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
 """The function that :func:`history_processor` returns, the shape pydantic-ai's
@@ -151,10 +165,10 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         models: Mapping[str, Model] | None = None,
         **options: Unpack[IntegrationOptions],
     ) -> None:
-        self._routing = step_routing(router, models, "pydantic-ai")
+        self._routing = step_routing(router, models, "pydantic-ai", Model)
         self._pending = {}
         self._steps = {}
-        self._conversation = conversation_of(policy, options)
+        self._conversation = conversation_of(policy, options, _fingerprint)
 
     async def before_model_request(
         self,
@@ -173,11 +187,13 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         """
         found = getattr(ctx, "conversation_id", None)
         history, originals = _measured_messages(request_context)
+        halves: dict[int, ModelMessage] = {}
         step = _Step(
-            _split_system_parts(history),
+            _split_system_parts(history, halves),
             None if found is None else str(found),
             _pinned_parts(request_context),
             originals,
+            halves,
         )
         messages = await self._conversation.afit(
             step.history,
@@ -186,11 +202,12 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             usage=_last_input_tokens(request_context.messages),
         )
         _bounded(self._steps, (ctx.run_id, ctx.run_step), step)
-        messages = step.restored(messages)
+        messages = _carried_parts(request_context.messages, step.restored(messages), step)
         fitted = replace(request_context, messages=_join_system_parts(messages))
         if self._routing is None:
             return fitted
         outcome, model = await self._routing.aroute(_routing_context(self._routing, fitted))
+        outcome = _sent(self._routing, outcome, model)
         _bounded(self._pending, (ctx.run_id, ctx.run_step), outcome)
         settings: dict[str, Any] = dict(fitted.model_settings or {})
         if outcome.effort is not None:
@@ -375,6 +392,8 @@ class _Step:
     pinned: list[Any]
     originals: dict[int, ModelMessage]
     """The original of each copy the policy measured (see :func:`_measured_messages`)."""
+    halves: dict[int, ModelMessage] = field(default_factory=dict)
+    """The message each half of a split request comes from (see :func:`_split_system_parts`)."""
     overflow: Overflow | None = None
     retry: list[ModelMessage] | None = None
 
@@ -382,8 +401,29 @@ class _Step:
         """The messages the policy kept, each copy replaced by its original."""
         return [self.originals.get(id(message), message) for message in messages]
 
+    def origin(self, message: ModelMessage) -> ModelMessage:
+        """The message of the history that a kept message comes from."""
+        message = self.halves.get(id(message), message)
+        return self.originals.get(id(message), message)
+
 
 _StepKey = tuple[str | None, int]
+
+
+def _sent(routing: StepRouting[Model], outcome: RouteOutcome, model: Model) -> RouteOutcome:
+    """The outcome as it is sent: pydantic-ai drops the ``thinking`` setting of a model whose
+    profile does not support thinking, so the route records no effort, with a warning (the
+    level ``none``, which turns thinking off, holds for every model)."""
+    if outcome.effort is None or outcome.effort is Effort.NONE:
+        return outcome
+    profile = getattr(model, "profile", None)
+    if profile is None:
+        return outcome
+    read = profile.get if isinstance(profile, Mapping) else partial(getattr, profile)
+    if read("supports_thinking", True) or read("thinking_always_enabled", False):
+        return outcome
+    name = getattr(model, "model_name", type(model).__name__)
+    return routing.unsent(outcome, f"the model {name!r} does not support thinking")
 
 
 def _bounded(table: dict[_StepKey, _T], key: _StepKey, value: _T) -> None:
@@ -437,6 +477,46 @@ def _measured_messages(
     return messages, originals
 
 
+def _fingerprint(message: object) -> str:
+    """A message's fingerprint, without the parts that pydantic-ai adds to a request after it
+    was fitted (:data:`_FRAMEWORK_PARTS`): the ``model-settings-delta`` of an effort change
+    must not make the next run's history look different."""
+    if isinstance(message, ModelRequest):
+        parts = [part for part in message.parts if part.part_kind not in _FRAMEWORK_PARTS]
+        if len(parts) < len(message.parts):
+            message = replace(message, parts=parts)
+    return fingerprint(message)
+
+
+def _carried_parts(
+    history: Sequence[ModelMessage], kept: list[ModelMessage], step: _Step
+) -> list[ModelMessage]:
+    """The kept messages, with the newest part of each kind that pydantic-ai adds to its requests
+    (:data:`_FRAMEWORK_PARTS`) that the reduction removed and that no kept request holds, carried
+    into the first kept request: pydantic-ai reads the settings, instructions and tools in force
+    from them."""
+    kept_ids = {id(step.origin(message)) for message in kept}
+    held = {
+        part.part_kind
+        for message in kept
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+    }
+    newest: dict[str, Any] = {}
+    for message in history:
+        if isinstance(message, ModelRequest) and id(message) not in kept_ids:
+            for part in message.parts:
+                if part.part_kind in _FRAMEWORK_PARTS and part.part_kind not in held:
+                    newest[part.part_kind] = part
+    first = next((i for i, message in enumerate(kept) if isinstance(message, ModelRequest)), None)
+    if not newest or first is None:
+        return kept
+    carrier = cast(ModelRequest, kept[first])
+    result = list(kept)
+    result[first] = replace(carrier, parts=[*newest.values(), *carrier.parts])
+    return result
+
+
 def _pinned_parts(request: ModelRequestContext) -> list[Any]:
     """What the request carries besides its messages, which counts against the policy's limits:
     the instructions and the function and output tools (the system prompt parts are pinned
@@ -485,17 +565,23 @@ def _previous_route(routing: StepRouting[Model], response: ModelResponse) -> obj
     return {"choice": labels[0]} if len(labels) == 1 else None
 
 
-def _split_system_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+def _split_system_parts(
+    messages: Sequence[ModelMessage], halves: dict[int, ModelMessage] | None = None
+) -> list[ModelMessage]:
     """The messages, with the system prompt parts of a request that also holds other parts (the
     first request of a run with ``system_prompt=``) in a request of their own, which the policy
-    pins, so that the user prompt beside them is an ordinary turn."""
+    pins, so that the user prompt beside them is an ordinary turn; ``halves`` records the
+    message each half comes from."""
     result: list[ModelMessage] = []
     for message in messages:
         if isinstance(message, ModelRequest):
             system = [part for part in message.parts if isinstance(part, SystemPromptPart)]
             others = [part for part in message.parts if not isinstance(part, SystemPromptPart)]
             if system and others:
-                result += [replace(message, parts=system), replace(message, parts=others)]
+                split = [replace(message, parts=system), replace(message, parts=others)]
+                if halves is not None:
+                    halves.update((id(half), message) for half in split)
+                result += split
                 continue
         result.append(message)
     return result

@@ -50,6 +50,10 @@ CLIP_MARKER = '\n[clipped: {n} characters; recall("{ref}")]\n'
 characters cut out and ``ref`` the id of the tool call, which :func:`~contextwise.recall` takes.
 It is never translated: the model reads it."""
 
+_CLIP_ROOM = len(CLIP_MARKER.format(n=10**6, ref="call_" + "x" * 24))
+"""The fewest characters a clip step may keep: its marker, for a cut of a million characters and
+an OpenAI tool call id; a smaller ``max_chars`` would be exceeded by the marker alone."""
+
 _DEFAULT_MIN_CONFIDENCE = 0.85
 
 _Size = Annotated[int, Field(ge=0, strict=True)]
@@ -718,6 +722,10 @@ def _check_step(step: ContextStep) -> None:
         )
     if isinstance(step, ClipStep) and step.max_chars is None and step.max_tokens is None:
         raise PolicyConfigurationError("clip_without_limit", step_id=step.id)
+    if isinstance(step, ClipStep) and step.max_chars is not None and step.max_chars < _CLIP_ROOM:
+        raise PolicyConfigurationError(
+            "clip_below_marker", step_id=step.id, max_chars=step.max_chars, marker_chars=_CLIP_ROOM
+        )
     if isinstance(step, TrimStep) and step.field == "text":
         if step.target_chars is None and step.target_tokens is None:
             raise PolicyConfigurationError("text_trim_without_target", step_id=step.id)

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from contextwise.errors import InvalidTypeError, SessionStoreError
+from contextwise.errors import InvalidTypeError, MissingDependencyError, SessionStoreError
 from contextwise.session._records import (
     IDEMPOTENCY_WINDOW,
     check_idempotency_window,
@@ -59,8 +59,9 @@ class SQLAlchemyStore(SqlStore):
         **engine_options: Options for ``sqlalchemy.create_engine``, such as ``pool_size``.
 
     Raises:
-        SessionStoreError: When SQLAlchemy is not installed (code ``store_dependency_missing``)
-            or the URL cannot be used (code ``invalid_store_url``).
+        MissingDependencyError: When SQLAlchemy or the URL's database driver is not installed
+            (code ``missing_extra``).
+        SessionStoreError: When the URL cannot be used (code ``invalid_store_url``).
         InvalidTypeError: When ``url`` is not a string, or ``timeout`` is not a number.
         InvalidValueError: When ``timeout`` or ``idempotency_window`` is negative or not finite
             (codes ``out_of_range``, ``not_finite``).
@@ -88,18 +89,18 @@ class SQLAlchemyStore(SqlStore):
         try:
             import sqlalchemy
         except ImportError:
-            raise SessionStoreError(
-                "store_dependency_missing",
-                store="SQLAlchemyStore",
+            raise MissingDependencyError(
+                "missing_extra",
+                module="contextwise.session.SQLAlchemyStore",
                 package="sqlalchemy",
                 extra="postgresql",
             ) from None
         try:
             self._engine = sqlalchemy.create_engine(url, **engine_options)
         except ImportError as exc:
-            raise SessionStoreError(
-                "store_dependency_missing",
-                store="SQLAlchemyStore",
+            raise MissingDependencyError(
+                "missing_extra",
+                module="contextwise.session.SQLAlchemyStore",
                 package=exc.name or "psycopg",
                 extra="postgresql",
             ) from None
