@@ -580,7 +580,6 @@ def summarizer(
     instructions = summary_prompt(prompt)
     limit = summary_tokens(max_tokens)
     config: Any = {"tags": [TAG_NOSTREAM], "metadata": {"lc_source": "contextwise-summary"}}
-    name = getattr(model, "model_name", None) or getattr(model, "model", None)
 
     def summarize(messages: list[BaseMessage]) -> WithUsage:
         text = transcript((message.type, _message_text(message)) for message in messages)
@@ -592,8 +591,8 @@ def summarizer(
             )
         usage = getattr(reply, "usage_metadata", None)
         found = Usage() if usage is None else usage_from(usage, source="langchain")
-        model_name = name if isinstance(name, str) else None
-        return WithUsage(str(reply.text).strip(), found, model_name)
+        answered = _model_name(model, reply) if isinstance(reply, AIMessage) else None
+        return WithUsage(str(reply.text).strip(), found, answered)
 
     return summarize
 
