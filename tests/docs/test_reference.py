@@ -67,17 +67,26 @@ def test_every_public_module_has_a_page_in_every_language() -> None:
     assert documented == public
     standalone = {page.namespace: page.names for page in pages if page.namespace != "contextwise"}
     assert standalone == {
-        "contextwise.integrations.langchain": ["ContextPolicyMiddleware", "recall_tool"],
+        "contextwise.integrations.langchain": [
+            "SUMMARY_PROMPT",
+            "ContextPolicyMiddleware",
+            "recall_tool",
+            "summarizer",
+        ],
         "contextwise.integrations.openai_agents": [
+            "SUMMARY_PROMPT",
             "PolicyModel",
             "PolicySession",
             "RoutedModel",
             "recall_tool",
+            "summarizer",
         ],
         "contextwise.integrations.pydantic_ai": [
+            "SUMMARY_PROMPT",
             "ContextPolicyCapability",
             "history_processor",
             "recall_tool",
+            "summarizer",
         ],
     }
     for language in LANGUAGES:
