@@ -273,7 +273,8 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         request_context: ModelRequestContext,
         response: ModelResponse,
     ) -> ModelResponse:
-        """Record the route in the response's ``metadata`` when the routed model answered.
+        """Record the response's usage in its conversation's ledger, and the route in its
+        ``metadata`` when the routed model answered.
 
         Args:
             ctx: The run context.
