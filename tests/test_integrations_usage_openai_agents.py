@@ -56,7 +56,7 @@ class Scripted(Model):
         items = [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
         self.seen.append((system_instructions, items, model_settings))
         if self.refuse and len(self.seen) == 1:
-            httpx = importlib.import_module("httpx")  # as the overflow tests: only where it is used
+            httpx = _httpx()
             request = httpx.Request("POST", "https://api.openai.com/v1/responses")
             body = {"error": {"code": "context_length_exceeded", "message": "too long"}}
             raise openai.BadRequestError(
@@ -70,6 +70,12 @@ class Scripted(Model):
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         raise NotImplementedError("the tests do not stream")
+
+
+def _httpx() -> Any:
+    """The HTTP module of the installed openai: httpx2 for openai 3, httpx before."""
+    names = {base.__module__.split(".")[0] for base in openai.DefaultAsyncHttpxClient.__mro__}
+    return importlib.import_module("httpx2" if "httpx2" in names else "httpx")
 
 
 def policy() -> dict[str, Any]:
