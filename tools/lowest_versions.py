@@ -67,7 +67,11 @@ GROUPS = (
             "langchain-anthropic",
             "langchain-google-genai",
         ),
-        tests=("tests/test_integrations_langchain.py", "tests/test_integrations_overflow.py"),
+        tests=(
+            "tests/test_integrations_langchain.py",
+            "tests/test_integrations_overflow.py",
+            "tests/test_integrations_usage_langchain.py",
+        ),
         select="langchain or refusal_texts",
     ),
     Group(
@@ -78,6 +82,8 @@ GROUPS = (
             "tests/test_integrations_pydantic_ai.py",
             "tests/test_integrations_openai_agents.py",
             "tests/test_integrations_overflow.py",
+            "tests/test_integrations_usage_pydantic_ai.py",
+            "tests/test_integrations_usage_openai_agents.py",
         ),
         select="not langchain",
     ),

@@ -68,17 +68,26 @@ def test_every_public_module_has_a_page_in_every_language() -> None:
     standalone = {page.namespace: page.names for page in pages if page.namespace != "contextwise"}
     assert standalone == {
         "contextwise.integrations": ["IntegrationOptions"],
-        "contextwise.integrations.langchain": ["ContextPolicyMiddleware", "recall_tool"],
+        "contextwise.integrations.langchain": [
+            "SUMMARY_PROMPT",
+            "ContextPolicyMiddleware",
+            "recall_tool",
+            "summarizer",
+        ],
         "contextwise.integrations.openai_agents": [
+            "SUMMARY_PROMPT",
             "PolicyModel",
             "PolicySession",
             "RoutedModel",
             "recall_tool",
+            "summarizer",
         ],
         "contextwise.integrations.pydantic_ai": [
+            "SUMMARY_PROMPT",
             "ContextPolicyCapability",
             "history_processor",
             "recall_tool",
+            "summarizer",
         ],
     }
     for language in LANGUAGES:
@@ -119,7 +128,8 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
     classes = {found.name: found for found in pages["integrations-openai-agents"].classes}
     routed = classes["RoutedModel"]
     assert routed.constructor is not None
-    assert [param.name for param in routed.constructor.params] == ["router", "models", "store", "ttl"]
+    names = [param.name for param in routed.constructor.params]
+    assert names == ["router", "models", "store", "ttl"]
     wrapper = classes["PolicyModel"].constructor
     assert wrapper is not None
     assert [param.name for param in wrapper.params][:3] == ["model", "policy", "fragment_id"]

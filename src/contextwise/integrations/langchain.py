@@ -19,6 +19,7 @@ from contextwise import (
     RoutingContext,
 )
 from contextwise import recall_tool as make_recall_tool
+from contextwise._checks import require_instance, require_string
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._conversation import conversation_of
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
@@ -29,22 +30,36 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.integrations._usage import (
+    DEFAULT_SUMMARY_TOKENS,
+    SUMMARY_PROMPT,
+    UsageBook,
+    current,
+    reset,
+    shrunk,
+    summary_prompt,
+    summary_tokens,
+    transcript,
+)
+from contextwise.ledger import UsageSummary
 from contextwise.recalling import answer, answer_sync
+from contextwise.usage import Usage, WithUsage, usage_from
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
     from langchain_core.exceptions import ContextOverflowError
     from langchain_core.language_models import BaseChatModel
-    from langchain_core.messages import AIMessage
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.tools import BaseTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.config import get_config
+    from langgraph.constants import TAG_NOSTREAM
 except ImportError as error:
     raise MissingDependencyError(
         "missing_extra", module=__name__, package="langchain", extra="langchain"
     ) from error
 
-__all__ = ["ContextPolicyMiddleware", "recall_tool"]
+__all__ = ["SUMMARY_PROMPT", "ContextPolicyMiddleware", "recall_tool", "summarizer"]
 
 
 class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
@@ -144,6 +159,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         )
         self._output_limits = _output_limits(self._routing)
         self._conversation = conversation_of(policy, options)
+        # The summaries a reduction paid for go into the thread's ledger before on_result runs.
+        self._usage = UsageBook(options.get("store"), self.name)
+        self._conversation.on_result = self._usage.recording(self._conversation.on_result)
 
     def wrap_model_call(
         self,
@@ -157,7 +175,11 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """
         key, pinned = self._key(request), _pinned_parts(request)
         usage = _last_input_tokens(request.messages)
-        messages = self._conversation.fit(request.messages, key, pinned=pinned, usage=usage)
+        token = current(_thread_id(request))
+        try:
+            messages = self._conversation.fit(request.messages, key, pinned=pinned, usage=usage)
+        finally:
+            reset(token)
         if key is None:
             self._stateless(request.messages, messages)
         fitted = request.override(messages=messages)
@@ -183,6 +205,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
                 raise
+        self._record(request, fitted, response, outcome)
         return response if outcome is None else _recorded(response, outcome)
 
     async def awrap_model_call(
@@ -210,7 +233,13 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """
         key, pinned = self._key(request), _pinned_parts(request)
         usage = _last_input_tokens(request.messages)
-        messages = await self._conversation.afit(request.messages, key, pinned=pinned, usage=usage)
+        token = current(_thread_id(request))
+        try:
+            messages = await self._conversation.afit(
+                request.messages, key, pinned=pinned, usage=usage
+            )
+        finally:
+            reset(token)
         if key is None:
             self._stateless(request.messages, messages)
         fitted = request.override(messages=messages)
@@ -237,6 +266,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
                 raise
+        self._record(request, fitted, response, outcome)
         return response if outcome is None else _recorded(response, outcome)
 
     def _stateless(self, history: Sequence[Any], sent: Sequence[Any]) -> None:
@@ -255,11 +285,63 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             UserWarning,
             stacklevel=3,
         )
+    def usage(self, thread_id: str | None = None) -> UsageSummary:
+        """The usage and cost of a thread: its model calls and the summaries its policy paid for.
+
+        Each model call's ``usage_metadata`` is recorded with the chat model's name, and each
+        summary that a compressor returned with its usage (a :func:`summarizer`), in the
+        ledger of the run's thread id: in ``store`` when one was given (it survives a restart),
+        else in this process. A call is priced by :func:`~contextwise.cost`: the prices of the
+        route's :class:`~contextwise.ModelSpec`, else genai-prices' table for the model's name
+        (with the ``prices`` extra); a call with no known price is counted in
+        ``unpriced_calls``.
+
+        Args:
+            thread_id: The thread id of the runs; ``None`` for the calls made without one.
+
+        Returns:
+            The totals: all the calls, per model and per kind (``model``, ``summarizer``).
+
+        Raises:
+            InvalidTypeError: When ``thread_id`` is not a string (code ``not_a_string``).
+        """
+        if thread_id is not None:
+            require_string(thread_id, "thread_id")
+        return self._usage.summary(thread_id)
+
+    def _record(
+        self,
+        request: ModelRequest[Any],
+        sent: ModelRequest[Any],
+        response: ModelResponse[Any],
+        outcome: RouteOutcome | None,
+    ) -> None:
+        """Record the usage of each AI message of the response, in its thread's ledger: with the
+        route's model spec (and its prices), else the model's name."""
+        thread_id = _thread_id(request)
+        for message in response.result:
+            if isinstance(message, AIMessage) and message.usage_metadata is not None:
+                usage = usage_from(message.usage_metadata, source="langchain")
+                model = outcome.model if outcome is not None else _model_name(sent.model, message)
+                self._usage.record(thread_id, usage, model=model)
 
     def _key(self, request: ModelRequest[Any]) -> str | None:
         """The conversation's key: the middleware's name and the run's thread id, if any."""
         thread_id = _thread_id(request)
         return None if thread_id is None else f"{self.name}:{thread_id}"
+
+
+def _model_name(model: object, message: AIMessage) -> str | None:
+    """The name of the model that answered: the response's, else the chat model's."""
+    for name in (
+        message.response_metadata.get("model_name"),
+        message.response_metadata.get("model"),
+        getattr(model, "model_name", None),
+        getattr(model, "model", None),
+    ):
+        if isinstance(name, str) and name:
+            return name
+    return None
 
 
 def _pinned_parts(request: ModelRequest[Any]) -> list[Any]:
@@ -409,6 +491,7 @@ def _thread_id(request: ModelRequest[Any]) -> str | None:
         thread_id = configurable.get("thread_id")
     return None if thread_id is None else str(thread_id)
 
+
 def recall_tool(
     *, archive: object = None, limit: int = DEFAULT_RECALL_LIMIT, name: str = "recall"
 ) -> BaseTool:
@@ -457,3 +540,78 @@ def recall_tool(
     return StructuredTool.from_function(
         func=run, coroutine=arun, name=name, description=base.description
     )
+
+
+def summarizer(
+    model: BaseChatModel,
+    *,
+    prompt: str | None = None,
+    max_tokens: int = DEFAULT_SUMMARY_TOKENS,
+) -> Callable[[list[BaseMessage]], WithUsage]:
+    """Make a compressor that summarises messages with a LangChain chat model.
+
+    Give it to the policy as a compressor (``compressors={"summary": summarizer(model)}``) and
+    name it in a ``compress`` step. It sends the chat model ``prompt`` as the system message and
+    the messages to summarise as one transcript, and returns the summary with the call's usage
+    (:class:`~contextwise.WithUsage`), which the report keeps on the step's change and
+    :meth:`ContextPolicyMiddleware.usage` records as a ``summarizer`` call. The call is internal:
+    it is tagged ``nostream`` as LangChain's own ``SummarizationMiddleware`` tags its calls, so
+    an agent streamed with ``stream_mode="messages"`` shows none of the summary's tokens. When
+    the chat model refuses the transcript as too long (``ContextOverflowError``), the middle of
+    the transcript is left out and the call is sent once more.
+
+    Args:
+        model: The chat model that writes the summaries; a small, cheap one does.
+        prompt: The instructions of the summary; :data:`SUMMARY_PROMPT` when omitted.
+        max_tokens: The most tokens that a summary may take (the chat model's ``max_tokens``).
+
+    Returns:
+        The compressor: it takes LangChain messages and returns the summary's text with its
+        usage.
+
+    Raises:
+        InvalidTypeError: When ``model`` is not a LangChain chat model, ``prompt`` not a string
+            or ``max_tokens`` not a whole number.
+        InvalidValueError: When ``max_tokens`` is below 1 or ``prompt`` is blank.
+
+    Examples:
+        >>> from langchain_core.language_models import GenericFakeChatModel
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from contextwise.integrations.langchain import summarizer
+        >>> summarize = summarizer(GenericFakeChatModel(messages=iter([AIMessage("A budget.")])))
+        >>> summarize([HumanMessage("Plan my budget for the trip.")]).value
+        'A budget.'
+    """
+    require_instance(model, BaseChatModel, "model", "BaseChatModel")
+    instructions = summary_prompt(prompt)
+    limit = summary_tokens(max_tokens)
+    config: Any = {"tags": [TAG_NOSTREAM], "metadata": {"lc_source": "contextwise-summary"}}
+
+    def summarize(messages: list[BaseMessage]) -> WithUsage:
+        text = transcript((message.type, _message_text(message)) for message in messages)
+        try:
+            reply = model.invoke(_summary_request(instructions, text), config, max_tokens=limit)
+        except ContextOverflowError:
+            reply = model.invoke(
+                _summary_request(instructions, shrunk(text)), config, max_tokens=limit
+            )
+        usage = getattr(reply, "usage_metadata", None)
+        found = Usage() if usage is None else usage_from(usage, source="langchain")
+        answered = _model_name(model, reply) if isinstance(reply, AIMessage) else None
+        return WithUsage(str(reply.text).strip(), found, answered)
+
+    return summarize
+
+
+def _summary_request(prompt: str, text: str) -> list[BaseMessage]:
+    return [SystemMessage(prompt), HumanMessage(text)]
+
+
+def _message_text(message: BaseMessage) -> str:
+    """A message as the transcript shows it: its text, and the tool calls of an AI message."""
+    text = str(message.text)
+    if isinstance(message, AIMessage) and message.tool_calls:
+        calls = "; ".join(f"{call['name']}({call['args']})" for call in message.tool_calls)
+        text = f"{text}\n[tool calls: {calls}]".strip()
+    name = getattr(message, "name", None)
+    return f"({name}) {text}" if message.type == "tool" and name else text

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
+import logging
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, Unpack
@@ -37,10 +39,23 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.integrations._usage import (
+    DEFAULT_SUMMARY_TOKENS,
+    SUMMARY_PROMPT,
+    UsageBook,
+    current,
+    reset,
+    shrunk,
+    summary_prompt,
+    summary_tokens,
+    transcript,
+)
+from contextwise.ledger import UsageSummary
 from contextwise.recalling import answer
 from contextwise.session import ConversationStore
 from contextwise.session._conversations import check_ttl
 from contextwise.session._records import check_store
+from contextwise.usage import Usage, WithUsage, usage_from
 
 try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks
@@ -62,7 +77,21 @@ if TYPE_CHECKING:
     from agents.tool_context import ToolContext
     from openai.types.responses.response_prompt_param import ResponsePromptParam
 
-__all__ = ["PolicyModel", "PolicySession", "RoutedModel", "recall_tool"]
+__all__ = [
+    "SUMMARY_PROMPT",
+    "PolicyModel",
+    "PolicySession",
+    "RoutedModel",
+    "recall_tool",
+    "summarizer",
+]
+
+logger = logging.getLogger("contextwise.integrations")
+"""Where the integrations log their warnings, in English for operators."""
+
+_FITTED = [0]
+"""How many calls the policy models of this process have fitted: a :class:`PolicySession` that
+sees it unchanged between two runs' items knows that no model applied a policy."""
 
 
 class PolicySession:
@@ -87,6 +116,12 @@ class PolicySession:
     see the tools). With the run hooks of :meth:`hooks`, the token measure is the provider's
     count of the previous call plus the estimate of the items added since. A compressor that
     fails leaves the input as it was, and the report says so.
+
+    A session passed to ``Runner.run`` without its ``run_config`` applies nothing. So when a run
+    stores a model's output (``add_items``) and neither :meth:`model_input_filter` nor a
+    :class:`PolicyModel` fitted a model call since the previous output was stored, the session
+    logs one warning, once per session, on the ``contextwise.integrations`` logger (a logged
+    warning, not a ``warnings.warn``, so that it reaches the application's logs).
 
     The filter remembers its reductions per session (the session's id): the model receives the
     last reduced context plus the items new since, and the policy reduces again only when that
@@ -158,7 +193,13 @@ class PolicySession:
         self.session_id = session.session_id
         self.session_settings = getattr(session, "session_settings", None)
         self._input_tokens: int | None = None
+        self._applied = False
+        self._warned = False
+        self._model_calls = _FITTED[0]
         self._conversation = conversation_of(policy, options)
+        # The summaries a reduction paid for go into the session's ledger first.
+        self._book = UsageBook(options.get("store"), "PolicySession")
+        self._conversation.on_result = self._book.recording(self._conversation.on_result)
 
     async def model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
         """Apply the policy to the input of a model call: the SDK's ``call_model_input_filter``.
@@ -171,12 +212,17 @@ class PolicySession:
         """
         model_data = data.model_data
         instructions = model_data.instructions
-        items = await self._conversation.afit(
-            list(model_data.input),
-            str(self.session_id),
-            pinned=[] if not instructions else [instructions],
-            usage=self._input_tokens,
-        )
+        self._applied = True
+        token = current(str(self.session_id))
+        try:
+            items = await self._conversation.afit(
+                list(model_data.input),
+                str(self.session_id),
+                pinned=[] if not instructions else [instructions],
+                usage=self._input_tokens,
+            )
+        finally:
+            reset(token)
         return ModelInputData(input=items, instructions=instructions)
 
     def hooks(self, base: RunHooks[Any] | None = None) -> RunHooks[Any]:
@@ -194,10 +240,32 @@ class PolicySession:
         """
         return _UsageHooks(self, base if base is not None else RunHooks())
 
-    def _observe(self, response: ModelResponse) -> None:
-        """Keep the input tokens the provider counted for the last model call."""
+    def _observe(self, response: ModelResponse, model: object = None) -> None:
+        """Keep the input tokens the provider counted for the last model call, and record its
+        usage in the session's ledger."""
         count = response.usage.input_tokens
         self._input_tokens = count if isinstance(count, int) and count > 0 else None
+        name = model if isinstance(model, str) else getattr(model, "model", None)
+        usage = usage_from(response.usage, source="openai-agents")
+        self._book.record(
+            str(self.session_id), usage, model=name if isinstance(name, str) else None
+        )
+
+    def usage(self) -> UsageSummary:
+        """The usage and cost of the session: its model calls and the summaries its policy paid
+        for.
+
+        The summaries that a compressor returned with their usage (a :func:`summarizer`) are
+        recorded when the policy runs; each model call's usage is recorded by the run hooks of
+        :meth:`hooks` (pass them to ``Runner.run``), with the agent's model name. They go in the
+        ledger of the session's id: in ``store`` when one was given, else in this process. A
+        call is priced by :func:`~contextwise.cost`, from genai-prices' table for the model's
+        name; a call with no known price is counted in ``unpriced_calls``.
+
+        Returns:
+            The totals: all the calls, per model and per kind (``model``, ``summarizer``).
+        """
+        return self._book.summary(str(self.session_id))
 
     def run_config(self, base: RunConfig | None = None) -> RunConfig:
         """Return a ``RunConfig`` that applies the policy at every model call.
@@ -246,7 +314,25 @@ class PolicySession:
         Args:
             items: The items to store.
         """
+        self._check_applied(items)
         await self.session.add_items(items)
+
+    def _check_applied(self, items: Sequence[Any]) -> None:
+        """Warn once when a model's output is stored and nothing applied the policy to the calls
+        that made it (since the previous output was stored)."""
+        if not isinstance(items, list | tuple) or not any(_from_model(item) for item in items):
+            return
+        calls = _FITTED[0]
+        applied, self._applied = self._applied or calls != self._model_calls, False
+        self._model_calls = calls
+        if applied or self._warned:
+            return
+        self._warned = True
+        logger.warning(
+            "PolicySession %r stores items, but nothing applied its policy in that run: pass "
+            "run_config=session.run_config() to Runner.run, or give the agent a PolicyModel",
+            str(self.session_id),
+        )
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove and return the wrapped session's latest item.
@@ -282,7 +368,7 @@ class PolicyModel(Model):
     ``previous_response_id`` or a ``conversation_id`` sends only the new items (the provider
     keeps the rest): the policy then applies to them alone, with no memory. With ``store``,
     the memory survives a restart and is shared by workers; a store that fails never ends the
-    run. Usage is not recorded here: read it from the run's result.
+    run. Each call's usage is recorded per conversation: see :meth:`usage`.
 
     When the provider refuses a call as longer than its context window (an
     ``openai.BadRequestError`` with the code ``context_length_exceeded``), the items are reduced
@@ -331,6 +417,9 @@ class PolicyModel(Model):
         self._counted: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
         self._conversation = conversation_of(policy, options)
+        # The summaries a reduction paid for go into the conversation's ledger first.
+        self._book = UsageBook(options.get("store"), "PolicyModel")
+        self._conversation.on_result = self._book.recording(self._conversation.on_result)
 
     @property
     def model(self) -> Model:
@@ -374,9 +463,8 @@ class PolicyModel(Model):
         """
         call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
         key = None if previous_response_id or conversation_id else call.key()
-        fitted = await self._conversation.afit(
-            call.items, key, pinned=call.pinned, usage=self._usage(key)
-        )
+        book = conversation_id or key
+        fitted = await self._fit(call, key, book)
 
         async def send(items: list[Any]) -> ModelResponse:
             response = await self._model.get_response(
@@ -392,12 +480,15 @@ class PolicyModel(Model):
                 prompt=prompt,
             )
             self._count(key, response.usage)
+            self._book.record(
+                book, usage_from(response.usage, source="openai-agents"), model=self._name()
+            )
             return response
 
         try:
             return await send(fitted)
         except BadRequestError as error:
-            overflow = await self._refit(error, call, key)
+            overflow = await self._refit(error, call, key, book)
             try:
                 return await send(overflow[1])
             except BadRequestError as again:
@@ -440,9 +531,8 @@ class PolicyModel(Model):
         """
         call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
         key = None if previous_response_id or conversation_id else call.key()
-        fitted = await self._conversation.afit(
-            call.items, key, pinned=call.pinned, usage=self._usage(key)
-        )
+        book = conversation_id or key
+        fitted = await self._fit(call, key, book)
 
         def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
             return self._model.stream_response(
@@ -462,15 +552,15 @@ class PolicyModel(Model):
         try:
             async for event in send(fitted):
                 started = True
-                self._counted_event(key, event)
+                self._counted_event(key, book, event)
                 yield event
         except BadRequestError as error:
             if started:
                 raise
-            overflow = await self._refit(error, call, key)
+            overflow = await self._refit(error, call, key, book)
             try:
                 async for event in send(overflow[1]):
-                    self._counted_event(key, event)
+                    self._counted_event(key, book, event)
                     yield event
             except BadRequestError as again:
                 raise (attach(again, overflow[0]) if _too_long(again) else again) from None
@@ -497,22 +587,91 @@ class PolicyModel(Model):
             while len(self._counted) > _MAX_REMEMBERED:
                 self._counted.popitem(last=False)
 
-    def _counted_event(self, key: str | None, event: object) -> None:
-        """Keep the input tokens of a stream's completed response."""
-        if getattr(event, "type", None) == "response.completed":
-            self._count(key, getattr(getattr(event, "response", None), "usage", None))
+    def _counted_event(self, key: str | None, book: str | None, event: object) -> None:
+        """Keep the input tokens of a stream's completed response, and record its usage."""
+        if getattr(event, "type", None) != "response.completed":
+            return
+        response = getattr(event, "response", None)
+        usage = getattr(response, "usage", None)
+        self._count(key, usage)
+        if usage is not None:
+            name = getattr(response, "model", None)
+            model = name if isinstance(name, str) and name else self._name()
+            self._book.record(book, usage_from(usage, source="openai-responses"), model=model)
+
+    def _name(self) -> str | None:
+        """The wrapped model's name, when it says one (``OpenAIResponsesModel.model``)."""
+        name = getattr(self._model, "model", None)
+        return name if isinstance(name, str) and name else None
+
+    async def _fit(self, call: _Call, key: str | None, book: str | None) -> list[Any]:
+        """The call's items fitted, its summaries recorded in the ledger ``book``."""
+        _FITTED[0] += 1
+        token = current(book)
+        try:
+            return await self._conversation.afit(
+                call.items, key, pinned=call.pinned, usage=self._usage(key)
+            )
+        finally:
+            reset(token)
+
+    def usage(self, conversation: object = None) -> UsageSummary:
+        """The usage and cost of a conversation: its model calls and the summaries its policy paid
+        for.
+
+        Each call's ``usage`` is recorded with the wrapped model's name (a stream's, from its
+        completed response), and each summary that a compressor returned with its usage (a
+        :func:`summarizer`), in the ledger of the conversation: in ``store`` when one was given
+        (it survives a restart), else in this process. A conversation is named by what its runs
+        started from: the first input given to ``Runner.run`` (its text, or its first item), or
+        the ``conversation_id`` of a conversation that the provider keeps. A call is priced by
+        :func:`~contextwise.cost`, from genai-prices' table for the model's name; a call with no
+        known price is counted in ``unpriced_calls``.
+
+        Args:
+            conversation: The first input of the conversation's runs (a text or an item), or
+                its ``conversation_id``; ``None`` for the calls sent with a
+                ``previous_response_id`` alone.
+
+        Returns:
+            The totals: all the calls, per model and per kind (``model``, ``summarizer``).
+
+        Raises:
+            InvalidTypeError: When ``conversation`` is neither a text nor an item.
+        """
+        if conversation is None:
+            return self._book.summary(None)
+        if not isinstance(conversation, str | Mapping):
+            raise InvalidTypeError(
+                "not_an_instance",
+                name="conversation",
+                expected="str | Mapping",
+                type_name=type(conversation).__name__,
+            )
+        if isinstance(conversation, str) and conversation.startswith("conv_"):
+            return self._book.summary(conversation)
+        first = (
+            {"role": "user", "content": conversation}
+            if isinstance(conversation, str)
+            else conversation
+        )
+        return self._book.summary(f"agents:{fingerprint(first)}")
 
     async def _refit(
-        self, error: BadRequestError, call: _Call, key: str | None
+        self, error: BadRequestError, call: _Call, key: str | None, book: str | None
     ) -> tuple[Overflow, list[Any]]:
         """After a refusal: the items reduced to its target, or the error raised again when it
         is not an overflow or nothing more can be removed."""
         if not _too_long(error):
             raise error
         overflow = Overflow(read_refusal(error), reserve=call.settings.max_tokens)
-        items = await self._conversation.afit(
-            call.items, key, pinned=call.pinned, overflow=overflow
-        )
+        token = current(book)
+        try:
+            items = await self._conversation.afit(
+                call.items, key, pinned=call.pinned, overflow=overflow
+            )
+        finally:
+            reset(token)
         if not overflow.reduced:
             raise attach(error, overflow)
         return overflow, items
@@ -565,6 +724,15 @@ def _tool_definition(tool: object) -> dict[str, Any]:
     return {"name": getattr(tool, "name", ""), "type": type(tool).__name__}
 
 
+def _from_model(item: object) -> bool:
+    """Whether an item is a model's output: an assistant message, a tool call, a reasoning."""
+    if isinstance(item, Mapping):
+        role, kind = item.get("role"), item.get("type")
+    else:
+        role, kind = getattr(item, "role", None), getattr(item, "type", None)
+    return role == "assistant" or kind in ("function_call", "reasoning")
+
+
 def _too_long(error: BaseException) -> bool:
     """Whether the provider refused a call as longer than the model's context window."""
     return isinstance(error, BadRequestError) and too_long(error, ())
@@ -583,7 +751,7 @@ class _UsageHooks(RunHooks[Any]):
     async def on_llm_end(
         self, context: Any, agent: Any, response: ModelResponse, *args: Any, **kwargs: Any
     ) -> None:
-        self._session._observe(response)
+        self._session._observe(response, getattr(agent, "model", None))
         await self._base.on_llm_end(context, agent, response, *args, **kwargs)
 
     async def on_agent_start(self, *args: Any, **kwargs: Any) -> None:
@@ -952,3 +1120,120 @@ def recall_tool(
         on_invoke_tool=invoke,
         strict_json_schema=False,
     )
+
+
+def summarizer(
+    model: Model,
+    *,
+    prompt: str | None = None,
+    max_tokens: int = DEFAULT_SUMMARY_TOKENS,
+) -> Callable[[list[Any]], Awaitable[WithUsage]]:
+    """Make a compressor that summarises Responses items with an Agents SDK model.
+
+    Give it to the policy as a compressor (``compressors={"summary": summarizer(model)}``) and
+    name it in a ``compress`` step. It sends the model ``prompt`` as the instructions and the
+    items to summarise as one transcript, with no tools and tracing disabled, and returns the
+    summary with the response's usage (:class:`~contextwise.WithUsage`), which the report keeps
+    on the step's change and :meth:`PolicyModel.usage` (or :meth:`PolicySession.usage`)
+    records as a ``summarizer`` call. When the provider refuses the transcript as too long (an
+    ``openai.BadRequestError`` with the code ``context_length_exceeded``), the middle of the
+    transcript is left out and the call is sent once more.
+
+    Args:
+        model: The Agents SDK model that writes the summaries (an ``OpenAIResponsesModel``, an
+            ``OpenAIChatCompletionsModel``...); a small, cheap one does.
+        prompt: The instructions of the summary; :data:`SUMMARY_PROMPT` when omitted.
+        max_tokens: The most tokens that a summary may take (the model settings'
+            ``max_tokens``).
+
+    Returns:
+        The compressor, async: it takes Responses items and returns the summary's text with its
+        usage.
+
+    Raises:
+        InvalidTypeError: When ``model`` is not an Agents SDK ``Model``, ``prompt`` not a string
+            or ``max_tokens`` not a whole number.
+        InvalidValueError: When ``max_tokens`` is below 1 or ``prompt`` is blank.
+
+    Examples:
+        >>> from agents import OpenAIResponsesModel
+        >>> from openai import AsyncOpenAI
+        >>> from contextwise.integrations.openai_agents import summarizer
+        >>> small = OpenAIResponsesModel("gpt-5-nano", AsyncOpenAI(api_key="sk-test"))
+        >>> callable(summarizer(small))
+        True
+    """
+    require_instance(model, Model, "model", "Model")
+    instructions = summary_prompt(prompt)
+    settings = ModelSettings(max_tokens=summary_tokens(max_tokens))
+
+    async def ask(text: str) -> ModelResponse:
+        return await model.get_response(
+            instructions,
+            [{"role": "user", "content": text}],
+            settings,
+            [],
+            None,
+            [],
+            ModelTracing.DISABLED,
+            previous_response_id=None,
+            conversation_id=None,
+            prompt=None,
+        )
+
+    async def summarize(items: list[Any]) -> WithUsage:
+        text = transcript(_transcript_lines(items))
+        try:
+            response = await ask(text)
+        except BadRequestError as error:
+            if not _too_long(error):
+                raise
+            response = await ask(shrunk(text))
+        found = response.usage
+        usage = Usage() if found is None else usage_from(found, source="openai-agents")
+        name = getattr(model, "model", None)
+        summary = "\n".join(_output_texts(response.output)).strip()
+        return WithUsage(summary, usage, name if isinstance(name, str) and name else None)
+
+    return summarize
+
+
+def _plain(item: object) -> dict[str, Any]:
+    """An item as a dict: itself, or its ``model_dump``."""
+    if isinstance(item, Mapping):
+        return dict(item)
+    dump = getattr(item, "model_dump", None)
+    found = dump(exclude_unset=True) if callable(dump) else {}
+    return found if isinstance(found, dict) else {}
+
+
+def _content_text(content: object) -> str:
+    """A message's content as text: a string, or the text of its parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(_plain(part).get("text") or "") for part in content)
+    return ""
+
+
+def _transcript_lines(items: Sequence[Any]) -> Iterator[tuple[str, str]]:
+    """The items as the summary's transcript shows them: the messages, the tool calls and the
+    tools' outputs (reasoning items are left out)."""
+    for raw in items:
+        item = _plain(raw)
+        kind = item.get("type")
+        if kind == "function_call":
+            yield "assistant", f"[tool call: {item.get('name')}({item.get('arguments')})]"
+        elif kind == "function_call_output":
+            output = item.get("output")
+            yield "tool", output if isinstance(output, str) else json.dumps(output, default=str)
+        elif "role" in item:
+            yield str(item["role"]), _content_text(item.get("content"))
+
+
+def _output_texts(output: Sequence[Any]) -> Iterator[str]:
+    """The texts of a response's output messages."""
+    for raw in output:
+        item = _plain(raw)
+        if item.get("type") == "message":
+            yield _content_text(item.get("content"))

@@ -4,7 +4,8 @@ Install with ``pip install 'contextwise[pydantic-ai]'``. Importing this module i
 it raises :class:`~contextwise.MissingDependencyError` when pydantic-ai is not installed.
 """
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Final, TypeVar, Unpack, cast
@@ -21,6 +22,7 @@ from contextwise import (
     RunnerOptions,
 )
 from contextwise import recall_tool as make_recall_tool
+from contextwise._checks import require_string
 from contextwise.effort import Effort
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
@@ -33,21 +35,53 @@ from contextwise.integrations._routing import (
     route_record,
     step_routing,
 )
+from contextwise.integrations._usage import (
+    DEFAULT_SUMMARY_TOKENS,
+    SUMMARY_PROMPT,
+    UsageBook,
+    current,
+    reset,
+    shrunk,
+    summary_prompt,
+    summary_tokens,
+    transcript,
+)
+from contextwise.ledger import UsageSummary
 from contextwise.recalling import answer
+from contextwise.usage import WithUsage, usage_from
 
 try:
     from pydantic_ai import RunContext, Tool
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
-    from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart
-    from pydantic_ai.models import Model, ModelRequestContext
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.models import Model, ModelRequestContext, ModelRequestParameters
     from pydantic_ai.settings import ModelSettings
+    from pydantic_ai.usage import RunUsage
 except ImportError as error:
     raise MissingDependencyError(
         "missing_extra", module=__name__, package="pydantic-ai", extra="pydantic-ai"
     ) from error
 
-__all__ = ["ContextPolicyCapability", "history_processor", "recall_tool"]
+__all__ = [
+    "SUMMARY_PROMPT",
+    "ContextPolicyCapability",
+    "history_processor",
+    "recall_tool",
+    "summarizer",
+]
+
+_RUN_USAGE: ContextVar[RunUsage | None] = ContextVar("contextwise_run_usage", default=None)
+"""The usage of the run whose request is being prepared: a summary's usage is added to it."""
 
 _FRAMEWORK_PARTS: Final = frozenset(
     {
@@ -169,6 +203,9 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         self._pending = {}
         self._steps = {}
         self._conversation = conversation_of(policy, options, _fingerprint)
+        # The summaries a reduction paid for go into the conversation's ledger first.
+        self._usage = UsageBook(options.get("store"), "ContextPolicyCapability")
+        self._conversation.on_result = self._usage.recording(self._conversation.on_result)
 
     async def before_model_request(
         self,
@@ -195,12 +232,17 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             originals,
             halves,
         )
-        messages = await self._conversation.afit(
-            step.history,
-            step.key,
-            pinned=step.pinned,
-            usage=_last_input_tokens(request_context.messages),
-        )
+        tokens = current(step.key), _RUN_USAGE.set(ctx.usage)
+        try:
+            messages = await self._conversation.afit(
+                step.history,
+                step.key,
+                pinned=step.pinned,
+                usage=_last_input_tokens(request_context.messages),
+            )
+        finally:
+            reset(tokens[0])
+            _RUN_USAGE.reset(tokens[1])
         _bounded(self._steps, (ctx.run_id, ctx.run_step), step)
         messages = _carried_parts(request_context.messages, step.restored(messages), step)
         fitted = replace(request_context, messages=_join_system_parts(messages))
@@ -224,7 +266,8 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         request_context: ModelRequestContext,
         response: ModelResponse,
     ) -> ModelResponse:
-        """Record the route in the response's ``metadata`` when the routed model answered.
+        """Record the response's usage in its conversation's ledger, and the route in its
+        ``metadata`` when the routed model answered.
 
         Args:
             ctx: The run context.
@@ -234,12 +277,18 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         Returns:
             The response; with a router, its ``metadata`` records the route.
         """
-        self._steps.pop((ctx.run_id, ctx.run_step), None)
-        if self._routing is None:
+        step = self._steps.pop((ctx.run_id, ctx.run_step), None)
+        outcome = None
+        if self._routing is not None:
+            outcome = self._pending.pop((ctx.run_id, ctx.run_step), None)
+            if outcome is not None and request_context.model is not self._routing.models.get(
+                outcome.choice
+            ):
+                outcome = None  # another capability (a fallback) changed the model after the route
+        key = step.key if step is not None else _conversation_key(ctx)
+        self._record(key, response, outcome)
+        if outcome is None:
             return response
-        outcome = self._pending.pop((ctx.run_id, ctx.run_step), None)
-        if outcome is None or request_context.model is not self._routing.models[outcome.choice]:
-            return response  # another capability (a fallback) changed the model after the route
         metadata = {**(response.metadata or {}), ROUTE_KEY: route_record(outcome)}
         return replace(response, metadata=metadata)
 
@@ -282,9 +331,14 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         settings = request_context.model_settings or {}
         reserve = settings.get("max_tokens")
         overflow = Overflow(read_refusal(error), reserve=reserve)
-        messages = await self._conversation.afit(
-            step.history, step.key, pinned=step.pinned, overflow=overflow
-        )
+        tokens = current(step.key), _RUN_USAGE.set(ctx.usage)
+        try:
+            messages = await self._conversation.afit(
+                step.history, step.key, pinned=step.pinned, overflow=overflow
+            )
+        finally:
+            reset(tokens[0])
+            _RUN_USAGE.reset(tokens[1])
         step.overflow = overflow
         if not overflow.reduced:
             raise attach(error, overflow)
@@ -310,6 +364,38 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         if step is None or step.retry is None:
             return request_context
         return replace(request_context, messages=step.retry)
+
+    def usage(self, conversation_id: str | None = None) -> UsageSummary:
+        """The usage and cost of a conversation: its model calls and the summaries its policy paid
+        for.
+
+        Each model response's ``usage`` is recorded with its model's name, and each summary that a
+        compressor returned with its usage (a :func:`summarizer`), in the ledger of the run's
+        ``conversation_id``: in ``store`` when one was given (it survives a restart), else in this
+        process. A call is priced by :func:`~contextwise.cost`: the prices of the route's
+        :class:`~contextwise.ModelSpec`, else genai-prices' table for the model's name (the table
+        pydantic-ai's own ``ModelResponse.cost()`` reads); a call with no known price is counted in
+        ``unpriced_calls``.
+
+        Args:
+            conversation_id: The conversation id of the runs (``result.conversation_id``).
+
+        Returns:
+            The totals: all the calls, per model and per kind (``model``, ``summarizer``).
+
+        Raises:
+            InvalidTypeError: When ``conversation_id`` is not a string (code ``not_a_string``).
+        """
+        if conversation_id is not None:
+            require_string(conversation_id, "conversation_id")
+        return self._usage.summary(conversation_id)
+
+    def _record(
+        self, key: str | None, response: ModelResponse, outcome: RouteOutcome | None
+    ) -> None:
+        """Record a response's usage in its conversation's ledger."""
+        model: Any = outcome.model if outcome is not None else response.model_name
+        self._usage.record(key, usage_from(response.usage, source="pydantic-ai"), model=model)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -432,6 +518,11 @@ def _bounded(table: dict[_StepKey, _T], key: _StepKey, value: _T) -> None:
     table[key] = value
     while len(table) > _MAX_PENDING:
         del table[next(iter(table))]
+
+
+def _conversation_key(ctx: RunContext[Any]) -> str | None:
+    found = getattr(ctx, "conversation_id", None)
+    return None if found is None else str(found)
 
 
 def _routing_context(routing: StepRouting[Model], request: ModelRequestContext) -> RoutingContext:
@@ -604,6 +695,8 @@ def _join_system_parts(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
             continue
         result.append(message)
     return result
+
+
 def recall_tool(
     *, archive: object = None, limit: int = DEFAULT_RECALL_LIMIT, name: str = "recall"
 ) -> Tool[Any]:
@@ -647,3 +740,87 @@ def recall_tool(
         return await answer(base, ctx.messages, {"ref": ref, "offset": offset, "limit": limit})
 
     return Tool(recall, takes_ctx=True, name=name, description=base.description)
+
+
+def summarizer(
+    model: Model,
+    *,
+    prompt: str | None = None,
+    max_tokens: int = DEFAULT_SUMMARY_TOKENS,
+) -> Callable[[list[ModelMessage]], Awaitable[WithUsage]]:
+    """Make a compressor that summarises messages with a pydantic-ai model.
+
+    Give it to the policy as a compressor (``compressors={"summary": summarizer(model)}``) and
+    name it in a ``compress`` step. It sends the model ``prompt`` as the system prompt and the
+    messages to summarise as one transcript, and returns the summary with the response's usage
+    (:class:`~contextwise.WithUsage`), which the report keeps on the step's change and
+    :meth:`ContextPolicyCapability.usage` records as a ``summarizer`` call. Inside a run of an
+    agent with a :class:`ContextPolicyCapability`, the response's usage (and its cost, when
+    pydantic-ai knows it) is also added to the run's usage, so the run's ``UsageLimits`` count
+    the summaries too. When the model refuses the transcript as too long
+    (``ModelContextWindowExceededError``), the middle of the transcript is left out and the
+    request is sent once more.
+
+    Args:
+        model: The pydantic-ai model that writes the summaries; a small, cheap one does.
+        prompt: The instructions of the summary; :data:`SUMMARY_PROMPT` when omitted.
+        max_tokens: The most tokens that a summary may take (the ``max_tokens`` setting).
+
+    Returns:
+        The compressor, async: it takes pydantic-ai messages and returns the summary's text with
+        its usage.
+
+    Raises:
+        InvalidTypeError: When ``model`` is not a pydantic-ai model, ``prompt`` not a string or
+            ``max_tokens`` not a whole number.
+        InvalidValueError: When ``max_tokens`` is below 1 or ``prompt`` is blank.
+
+    Examples:
+        >>> import asyncio
+        >>> from pydantic_ai.messages import ModelRequest
+        >>> from pydantic_ai.models.test import TestModel
+        >>> from contextwise.integrations.pydantic_ai import summarizer
+        >>> summarize = summarizer(TestModel(custom_output_text="A budget."))
+        >>> asyncio.run(summarize([ModelRequest.user_text_prompt("Plan my budget.")])).value
+        'A budget.'
+    """
+    if not isinstance(model, Model):
+        raise InvalidTypeError(
+            "not_an_instance", name="model", expected="Model", type_name=type(model).__name__
+        )
+    instructions = summary_prompt(prompt)
+    settings = cast(ModelSettings, {"max_tokens": summary_tokens(max_tokens)})
+
+    async def ask(text: str) -> ModelResponse:
+        request = ModelRequest(parts=[SystemPromptPart(instructions), UserPromptPart(text)])
+        return await model.request([request], settings, ModelRequestParameters())
+
+    async def summarize(messages: list[ModelMessage]) -> WithUsage:
+        text = transcript(_transcript_lines(messages))
+        try:
+            response = await ask(text)
+        except ModelContextWindowExceededError:
+            response = await ask(shrunk(text))
+        run_usage = _RUN_USAGE.get()
+        if run_usage is not None:
+            run_usage.incr(response.usage)
+        usage = usage_from(response.usage, source="pydantic-ai")
+        return WithUsage((response.text or "").strip(), usage, response.model_name or None)
+
+    return summarize
+
+
+def _transcript_lines(messages: Sequence[ModelMessage]) -> Iterator[tuple[str, str]]:
+    """The messages as the summary's transcript shows them: the user's prompts, the model's text
+    and tool calls, the tools' returns."""
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, UserPromptPart):
+                content = part.content
+                yield "user", content if isinstance(content, str) else str(content)
+            elif isinstance(part, TextPart):
+                yield "assistant", part.content
+            elif isinstance(part, ToolCallPart):
+                yield "assistant", f"[tool call: {part.tool_name}({part.args_as_json_str()})]"
+            elif isinstance(part, ToolReturnPart):
+                yield f"tool ({part.tool_name})", part.model_response_str()
