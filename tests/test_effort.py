@@ -200,3 +200,10 @@ def test_public_names_are_exported() -> None:
     for name in ("Effort", "EffortLevel", "clamp_effort", "compare_effort", "is_effort"):
         assert name in contextwise.__all__
         assert getattr(contextwise, name) is getattr(contextwise.effort, name)
+
+
+def test_an_effort_without_a_level_is_refused_with_a_code() -> None:
+    # Python 3.12 reads an enum's signature as ``(*values)``: ``Effort()`` is a call people make.
+    with pytest.raises(InvalidTypeError) as caught:
+        Effort()
+    assert caught.value.code == "invalid_effort_type"

@@ -19,7 +19,9 @@ class _EffortType(EnumType):
     """Looks a level up without the enum machinery, which formats ``repr(value)`` for an unknown
     value before any hook can answer (and that fails for a huge int or a broken ``__repr__``)."""
 
-    def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
+    def __call__(cls, value: Any = None, *args: Any, **kwargs: Any) -> Any:
+        # ``Effort()`` without a level is refused like ``Effort(None)`` (Python 3.12 reads an
+        # enum's signature as ``(*values)``, so callers may well omit it).
         if args or kwargs:
             return super().__call__(value, *args, **kwargs)
         if isinstance(value, cls):
