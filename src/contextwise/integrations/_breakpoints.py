@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Final
 
+from contextwise.errors import InvalidTypeError
+
 MAX_BREAKPOINTS: Final = 4
 """The most cache markers that Anthropic takes in one request."""
 
@@ -72,3 +74,16 @@ def choose(
         chosen.append(position)
         room -= 1
     return tuple(chosen)
+
+
+def check_flag(value: object) -> bool:
+    """``cache_breakpoints`` as given, when it is a bool.
+
+    Raises:
+        InvalidTypeError: When it is not ``True`` or ``False`` (code ``not_a_bool``).
+    """
+    if not isinstance(value, bool):
+        raise InvalidTypeError(
+            "not_a_bool", name="cache_breakpoints", type_name=type(value).__name__
+        )
+    return value
