@@ -120,12 +120,22 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`); with ``models``.
         models: The LangChain chat model of each of the router's labels.
+        cache_breakpoints: Whether to add the prompt-cache markers that the request misses, when
+            the chat model is langchain-anthropic's ``ChatAnthropic``: Anthropic's
+            ``cache_control`` on the system message's last block (on the last tool when there
+            is no system message), on the last message that the previous call of the thread
+            sent, and on the newest message. The markers already there count (those of
+            ``AnthropicPromptCachingMiddleware``, a ``cache_control`` in the model settings), so
+            that the request never carries more than Anthropic's four. They are on the request
+            only: neither the agent state nor the memory of the thread holds them. ``False`` by
+            default.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable, or
+            ``cache_breakpoints`` is not a bool (code ``not_a_bool``).
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
             ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
             ``models`` is not a mapping with one chat model per label of the router (codes

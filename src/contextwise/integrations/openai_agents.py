@@ -388,13 +388,24 @@ class PolicyModel(Model):
             ``OpenAIChatCompletionsModel``, a :class:`RoutedModel`...).
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
+        cache_breakpoints: Whether to add OpenAI's explicit prompt-cache breakpoints
+            (``prompt_cache_breakpoint``) that the input misses, when the wrapped model is an
+            ``OpenAIResponsesModel`` or an ``OpenAIChatCompletionsModel`` (or a
+            :class:`RoutedModel` of them): on the last item that the previous call of the
+            conversation sent, and on the newest item, counting the breakpoints already there so
+            that a request never carries more than four. The instructions and the tools are
+            passed on as they are, with no breakpoint of their own: they are the start of every
+            cached prefix. A LiteLLM model receives none, as the Agents SDK passes no Anthropic
+            ``cache_control`` through. They are on the request only: neither the session nor the
+            run's items hold them. ``False`` by default.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
         InvalidTypeError: When ``model`` is not an Agents SDK ``Model`` (code
-            ``not_an_instance``), or ``on_result`` or a compressor or app is not callable.
+            ``not_an_instance``), ``on_result`` or a compressor or app is not callable, or
+            ``cache_breakpoints`` is not a bool (code ``not_a_bool``).
 
     Examples:
         >>> from agents import OpenAIResponsesModel

@@ -163,13 +163,23 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`); with ``models``.
         models: The pydantic-ai model of each of the router's labels.
+        cache_breakpoints: Whether to add the prompt-cache breakpoints that the request misses,
+            through pydantic-ai's own means: its ``cache`` setting, with which pydantic-ai marks
+            the instructions, the tools and the newest message for each provider that takes
+            breakpoints (Anthropic, Bedrock, OpenRouter, OpenAI from ``gpt-5.6`` on), and a
+            ``CachePoint`` at the end of what the previous request of the conversation sent. A
+            cache setting already in force (the ``Caching`` capability's, a provider's own) is
+            left as it is and counts, as do the messages' ``CachePoint`` parts, so that a
+            request never carries more than four. They are on the request only: the run's
+            history never holds them. ``False`` by default.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable, or ``store``
-            cannot keep conversations.
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable, ``store``
+            cannot keep conversations, or ``cache_breakpoints`` is not a bool (code
+            ``not_a_bool``).
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
             ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
             ``models`` is not a mapping with one model per label of the router (codes
