@@ -220,3 +220,20 @@ def test_langchain_cache_breakpoints_must_be_a_bool() -> None:
     with pytest.raises(InvalidTypeError) as caught:
         ContextPolicyMiddleware(POLICY, cache_breakpoints="yes")  # type: ignore[arg-type]
     assert caught.value.code == "not_a_bool"
+
+
+def test_langchain_after_a_reduction_no_marker_points_at_the_old_prefix() -> None:
+    from contextwise.integrations.langchain import ContextPolicyMiddleware
+
+    # The third call crosses the trigger and is trimmed to its newest question.
+    policy = {**POLICY, "trigger_chars": 630, "target_input_chars": 610}
+    recorder = Recorder()
+    results: list[ContextResult] = []
+    middleware = ContextPolicyMiddleware(policy, cache_breakpoints=True, on_result=results.append)
+    run([middleware], recorder, 4)
+    assert [len(body["messages"]) for body in recorder.bodies] == [1, 3, 1, 3]
+    # The reduced call changed what the previous one sent: only the system prompt and the newest
+    # message are marked; the next call extends the reduced context, and marks its end again.
+    assert [marked_messages(body) for body in recorder.bodies] == [[0], [0, 2], [0], [0, 2]]
+    assert [markers(body) for body in recorder.bodies] == [2, 3, 2, 3]
+    assert [result.report.conversation.status for result in results][1:] == ["extended"] * 3
