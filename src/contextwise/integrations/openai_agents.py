@@ -21,6 +21,7 @@ from contextwise import (
     DEFAULT_RECALL_LIMIT,
     ContextPolicy,
     MissingDependencyError,
+    ModelSpec,
     PolicyRunner,
     RouteOutcome,
     Router,
@@ -496,7 +497,9 @@ class PolicyModel(Model):
             )
             self._count(key, response.usage)
             self._book.record(
-                book, usage_from(response.usage, source="openai-agents"), model=self._name()
+                book,
+                usage_from(response.usage, source="openai-agents"),
+                model=self._served_by(response.output),
             )
             return response
 
@@ -619,6 +622,16 @@ class PolicyModel(Model):
         name = getattr(self._model, "model", None)
         return name if isinstance(name, str) and name else None
 
+    def _served_by(self, output: Sequence[Any]) -> ModelSpec | str | None:
+        """What served a call, for its price: the route's model spec (with its prices) when the
+        wrapped model is a :class:`RoutedModel` that remembers the route of ``output``, else the
+        wrapped model's name."""
+        if isinstance(self._model, RoutedModel):
+            spec = self._model._served(output)
+            if spec is not None:
+                return spec
+        return self._name()
+
     async def _fit(self, call: _Call, key: str | None, book: str | None) -> list[Any]:
         """The call's items fitted, its summaries recorded in the ledger ``book``."""
         _FITTED[0] += 1
@@ -644,13 +657,15 @@ class PolicyModel(Model):
         for.
 
         Each call's ``usage`` is recorded with the wrapped model's name (a stream's, from its
-        completed response), and each summary that a compressor returned with its usage (a
-        :func:`summarizer`), in the ledger of the conversation: in ``store`` when one was given
-        (it survives a restart), else in this process. A conversation is named by what its runs
-        started from: the first input given to ``Runner.run`` (its text, or its first item), or
-        the ``conversation_id`` of a conversation that the provider keeps. A call is priced by
-        :func:`~contextwise.cost`, from genai-prices' table for the model's name; a call with no
-        known price is counted in ``unpriced_calls``.
+        completed response), or, when the wrapped model is a :class:`RoutedModel`, with the
+        model spec of the call's route; each summary that a compressor returned with its usage
+        (a :func:`summarizer`) is recorded too, in the ledger of the conversation: in ``store``
+        when one was given (it survives a restart), else in this process. A conversation is
+        named by what its runs started from: the first input given to ``Runner.run`` (its text,
+        or its first item), or the ``conversation_id`` of a conversation that the provider
+        keeps. A call is priced by :func:`~contextwise.cost`: with the prices of its route's
+        :class:`~contextwise.ModelSpec`, else from genai-prices' table for the model's name; a
+        call with no known price is counted in ``unpriced_calls``.
 
         Args:
             conversation: The first input of the conversation's runs (a text or an item), or
@@ -1139,6 +1154,17 @@ class RoutedModel(Model):
             await run_async(call_blocking(save))
         except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
             return
+
+    def _served(self, output: Sequence[Any]) -> ModelSpec | None:
+        """The model spec of the route that produced ``output``, remembered under its items'
+        ids; ``None`` when none of them has an id."""
+        with self._lock:
+            for item in output:
+                found = _item_id(item)
+                if found is not None and found in self._routes:
+                    choice = self._routes[found][1]["choice"]
+                    return self._routing.router.models.get(choice)
+        return None
 
 
 _ROUTE_KEY_PREFIX = "agents-route:"
