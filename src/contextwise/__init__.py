@@ -5,6 +5,28 @@ The package root is the table of contents: every public name is importable from 
 
 from importlib import metadata as _metadata
 
+from contextwise.accounting import (
+    CACHE_RETENTIONS,
+    USAGE_KINDS,
+    USAGE_SOURCES,
+    CacheRetention,
+    Cost,
+    CostSource,
+    ModelPrices,
+    PriceTier,
+    Usage,
+    UsageKind,
+    UsageLedger,
+    UsageRecord,
+    UsageSource,
+    UsageSummary,
+    UsageTotals,
+    WithUsage,
+    cost,
+    price_usage,
+    summarize_usage,
+    usage_from,
+)
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
 from contextwise.calibration import (
     CALIBRATION_STATE_VERSION,
@@ -56,16 +78,6 @@ from contextwise.i18n import (
     normalize_locale,
     set_locale,
     use_locale,
-)
-from contextwise.ledger import (
-    USAGE_KINDS,
-    UsageKind,
-    UsageLedger,
-    UsageRecord,
-    UsageSummary,
-    UsageTotals,
-    price_usage,
-    summarize_usage,
 )
 from contextwise.messages import (
     ChatMessage,
@@ -127,7 +139,6 @@ from contextwise.policy import (
     process_context,
     validate_context_policy,
 )
-from contextwise.prices import Cost, CostSource, ModelPrices, PriceTier, cost
 from contextwise.provider_editing import (
     ANTHROPIC_COMPACTION_BETA,
     ANTHROPIC_CONTEXT_MANAGEMENT_BETA,
@@ -205,15 +216,6 @@ from contextwise.tokens import (
     count_tokens,
     estimate_by_script,
     estimate_tokens,
-)
-from contextwise.usage import (
-    CACHE_RETENTIONS,
-    USAGE_SOURCES,
-    CacheRetention,
-    Usage,
-    UsageSource,
-    WithUsage,
-    usage_from,
 )
 
 try:

@@ -23,6 +23,7 @@ from typing import Any
 
 from contextwise._checks import whole_number
 from contextwise._translation import short_repr
+from contextwise.accounting import Usage, usage_from  # noqa: F401 - Usage: the examples
 from contextwise.errors import InvalidTypeError, InvalidValueError
 from contextwise.messages import message_text
 from contextwise.tokens import (
@@ -34,7 +35,6 @@ from contextwise.tokens import (
     check_count,
     estimate_by_script,
 )
-from contextwise.usage import Usage, usage_from  # noqa: F401 - Usage: the examples
 
 __all__ = ["CALIBRATION_STATE_VERSION", "CalibratedCounter", "ModelCounter", "counter_key"]
 

@@ -31,6 +31,7 @@ from contextwise._layout import (
     splice,
 )
 from contextwise._translation import short_text
+from contextwise.accounting import WithUsage
 from contextwise.errors import ContextwiseError, InvalidValueError, PolicyStepError
 from contextwise.messages import (
     ChatMessage,
@@ -55,7 +56,6 @@ from contextwise.policy._model import (
 from contextwise.policy._report import ChangeError, ContextChange
 from contextwise.shapes import MessageFacts, PartEstimate, read_message, summary_message
 from contextwise.tokens import TokenCounter, check_count
-from contextwise.usage import WithUsage
 
 T = TypeVar("T")
 

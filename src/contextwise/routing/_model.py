@@ -11,6 +11,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contextwise._translation import short_repr, short_text
 from contextwise._validation import CodedModel
+from contextwise.accounting import ModelPrices
 from contextwise.decision._core import check_min_confidence, check_provider, check_timeout
 from contextwise.decision._faults import FallbackPredicate
 from contextwise.decision._schema import ChoiceQuestion, Decision, DecisionProvider
@@ -20,7 +21,6 @@ from contextwise.errors import (
     InvalidValueError,
     RoutingConfigurationError,
 )
-from contextwise.prices import ModelPrices
 
 OnError: TypeAlias = Literal["fallback", "fail"]
 """What the router does when the provider times out or is unavailable."""

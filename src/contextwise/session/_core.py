@@ -18,19 +18,19 @@ from typing import Any, Unpack
 
 from contextwise._effects import Effects, call_blocking, run_async, run_sync
 from contextwise._translation import short_text
+from contextwise.accounting import (
+    UsageKind,
+    UsageRecord,
+    UsageSummary,
+    price_usage,
+    summarize_usage,
+)
 from contextwise.calibration import ModelCounter, counter_key
 from contextwise.errors import (
     ContextwiseError,
     InvalidTypeError,
     InvalidValueError,
     SessionStoreError,
-)
-from contextwise.ledger import (
-    UsageKind,
-    UsageRecord,
-    UsageSummary,
-    price_usage,
-    summarize_usage,
 )
 from contextwise.policy._fragments import ContextResult, Fragment
 from contextwise.policy._model import ContextPolicy
