@@ -28,11 +28,22 @@ from contextwise.accounting import (
     usage_from,
 )
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
-from contextwise.calibration import (
+from contextwise.counting import (
     CALIBRATION_STATE_VERSION,
+    ESTIMATE_VERSION,
+    SCRIPTS,
     CalibratedCounter,
+    CallableCounter,
+    EstimateCounter,
     ModelCounter,
+    Script,
+    TokenCounter,
+    TokenizerCounter,
+    as_token_counter,
+    count_tokens,
     counter_key,
+    estimate_by_script,
+    estimate_tokens,
 )
 from contextwise.decision import (
     ChoiceAnswer,
@@ -204,19 +215,6 @@ from contextwise.shapes import (
     summary_message,
 )
 from contextwise.step import PreparedStep, StepOptions, aprepare_step, model_budget, prepare_step
-from contextwise.tokens import (
-    ESTIMATE_VERSION,
-    SCRIPTS,
-    CallableCounter,
-    EstimateCounter,
-    Script,
-    TokenCounter,
-    TokenizerCounter,
-    as_token_counter,
-    count_tokens,
-    estimate_by_script,
-    estimate_tokens,
-)
 
 try:
     __version__: str = _metadata.version("contextwise")

@@ -36,6 +36,7 @@ from typing import Any, Final, TextIO
 from contextwise import __version__
 from contextwise._checks import MAX_DEPTH, too_deep
 from contextwise._translation import short_text
+from contextwise.counting import EstimateCounter
 from contextwise.errors import (
     ContextwiseError,
     InvalidTypeError,
@@ -55,7 +56,6 @@ from contextwise.policy import (
 )
 from contextwise.policy._fragments import coerce_fragments
 from contextwise.policy._model import token_limits
-from contextwise.tokens import EstimateCounter
 
 EXIT_OK = 0
 """The exit status when every file is valid."""

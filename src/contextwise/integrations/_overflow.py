@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from contextwise import ContextProcessingReport, PolicyRunner
-from contextwise.calibration import ModelCounter
+from contextwise.counting import ModelCounter
 from contextwise.messages import message_text
 from contextwise.policy._runner import measure_of
 

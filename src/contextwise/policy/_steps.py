@@ -32,6 +32,8 @@ from contextwise._layout import (
 )
 from contextwise._translation import short_text
 from contextwise.accounting import WithUsage
+from contextwise.counting import TokenCounter
+from contextwise.counting._api import check_count
 from contextwise.errors import ContextwiseError, InvalidValueError, PolicyStepError
 from contextwise.messages import (
     ChatMessage,
@@ -55,7 +57,6 @@ from contextwise.policy._model import (
 )
 from contextwise.policy._report import ChangeError, ContextChange
 from contextwise.shapes import MessageFacts, PartEstimate, read_message, summary_message
-from contextwise.tokens import TokenCounter, check_count
 
 T = TypeVar("T")
 

@@ -25,7 +25,7 @@ from contextwise.accounting import (
     price_usage,
     summarize_usage,
 )
-from contextwise.calibration import ModelCounter, counter_key
+from contextwise.counting import ModelCounter, counter_key
 from contextwise.errors import (
     ContextwiseError,
     InvalidTypeError,
