@@ -28,11 +28,16 @@ from contextwise.policy import (
     RemovedItem,
     RunnerOptions,
 )
-from contextwise.policy._runner import as_runner, measure_of, runner_core
-from contextwise.routing._model import ModelSpec, RoutingContext
-from contextwise.routing._options import provider_options
-from contextwise.routing._outcome import RouteOutcome, Router, check_router
-from contextwise.routing._rules import RuleRouter
+from contextwise.policy._api import as_runner, measure_of, runner_core
+from contextwise.routing import (
+    ModelSpec,
+    RouteOutcome,
+    Router,
+    RoutingContext,
+    RuleRouter,
+    provider_options,
+)
+from contextwise.routing._api import check_router
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,6 +119,59 @@ def test_implementation_modules_are_private_by_layout() -> None:
     assert public == []
 
 
+def _imported_modules(tree: ast.Module) -> list[tuple[int, str]]:
+    """Every module a file imports, at any depth: the top, a function, a ``TYPE_CHECKING`` block."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+    return found
+
+
+def _crossings(source: Path) -> list[str]:
+    """The imports of another subpackage's private module, other than its declared ``_api``."""
+    crossings = []
+    for path in sorted(source.rglob("*.py")):
+        parts = path.relative_to(source.parent).with_suffix("").parts
+        own = parts[1] if len(parts) > 2 else None  # the subpackage the file belongs to
+        for line, module in _imported_modules(ast.parse(path.read_text(encoding="utf-8"))):
+            names = module.split(".")
+            if len(names) < 3 or names[0] != source.name or names[1] == own:
+                continue
+            if (source / names[1] / "__init__.py").exists() and names[2].startswith("_"):
+                found = f"{path.relative_to(source.parent)}:{line} {'.'.join(names[:3])}"
+                if names[2] != "_api" and found not in crossings:
+                    crossings.append(found)
+    return crossings
+
+
+def test_no_module_imports_another_subpackages_private_module() -> None:
+    """What two packages share is declared in one place, the package's ``_api`` module: outside
+    ``policy/`` a module imports ``contextwise.policy`` or ``contextwise.policy._api``, never
+    ``contextwise.policy._runner``. import-linter cannot say "a module whose name starts with
+    ``_``", so this walks every import, function-level and ``TYPE_CHECKING`` ones included."""
+    assert _crossings(ROOT / "src" / "contextwise") == []
+
+
+def test_a_crossing_into_a_private_module_is_found_even_inside_a_function(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    for folder in ("a", "b"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("")
+    (package / "b" / "_api.py").write_text("")
+    (package / "b" / "_impl.py").write_text("")
+    (package / "a" / "_user.py").write_text(
+        "from pkg.b._api import x\n"
+        "def f():\n"
+        "    from pkg.b._impl import y\n"
+        "    import pkg.b._impl\n"
+    )
+    assert _crossings(package) == ["pkg/a/_user.py:3 pkg.b._impl", "pkg/a/_user.py:4 pkg.b._impl"]
+
+
 def _top_level_modules(tree: ast.Module) -> set[str]:
     """The modules a file always imports at its top level (not those of a ``try`` block: an
     optional dependency)."""

@@ -53,8 +53,7 @@ from contextwise.integrations._usage import (
 )
 from contextwise.recalling import answer
 from contextwise.session import ConversationStore
-from contextwise.session._conversations import check_ttl
-from contextwise.session._records import check_store
+from contextwise.session._api import check_store, check_ttl
 
 try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks

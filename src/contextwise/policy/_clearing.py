@@ -18,14 +18,15 @@ from typing import Any, Final
 
 from contextwise._layout import scan, task_index
 from contextwise.policy._model import CLEARED_PLACEHOLDER, CLIP_MARKER, ClearStep, ClipStep
-from contextwise.shapes import MessageFacts
-from contextwise.shapes._facts import CallKey, ToolCall, ToolResult
-from contextwise.shapes._responses import without_item_id
-from contextwise.shapes._tools import (
+from contextwise.shapes import CallKey, MessageFacts
+from contextwise.shapes._api import (
+    ToolCall,
+    ToolResult,
     tool_calls,
     tool_results,
     with_results,
     without_inputs,
+    without_item_id,
     without_thinking,
 )
 

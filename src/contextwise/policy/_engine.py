@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 from contextwise._effects import Effects
-from contextwise.decision._schema import DecisionProvider
+from contextwise.decision import DecisionProvider
 from contextwise.errors import ContextOverflowError
 from contextwise.policy._fragments import ContextResult, Fragment
 from contextwise.policy._model import (

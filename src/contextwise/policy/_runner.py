@@ -18,7 +18,7 @@ from contextwise._effects import Effects, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.budget import ContextBudget
 from contextwise.counting import TokenCounter, as_token_counter
-from contextwise.decision._schema import DecisionProvider
+from contextwise.decision import DecisionProvider
 from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy._engine import AppMutation, Compressor, run_policy
 from contextwise.policy._fragments import ContextResult, Fragment, coerce_fragments

@@ -14,9 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwise._effects import Effects
-from contextwise.decision._core import ChoiceOutcome, choice_effects
-from contextwise.decision._faults import is_provider_unavailable
-from contextwise.decision._schema import ChoiceQuestion, DecisionProvider
+from contextwise.decision import (
+    ChoiceOutcome,
+    ChoiceQuestion,
+    DecisionProvider,
+    is_provider_unavailable,
+)
+from contextwise.decision._api import choice_effects
 from contextwise.policy._fragments import RemovedItem
 from contextwise.policy._model import (
     AppStep,

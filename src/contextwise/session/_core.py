@@ -32,17 +32,15 @@ from contextwise.errors import (
     InvalidValueError,
     SessionStoreError,
 )
-from contextwise.policy._fragments import ContextResult, Fragment
-from contextwise.policy._model import ContextPolicy
-from contextwise.policy._runner import (
-    PolicyRunner,
-    RunnerOptions,
+from contextwise.policy import ContextPolicy, ContextResult, Fragment, PolicyRunner, RunnerOptions
+from contextwise.policy._api import (
+    KnownSizes,
+    Measure,
     as_runner,
+    check_fragments,
     measure_of,
     runner_core,
 )
-from contextwise.policy._steps import KnownSizes, Measure
-from contextwise.policy._validation import check_fragments
 from contextwise.session._codec import decode_message, encode_messages
 from contextwise.session._planner import (
     Cache,
