@@ -6,9 +6,9 @@ another of its private modules.
 
 from contextwise.policy._clearing import is_reduced
 from contextwise.policy._fragments import coerce_fragments
+from contextwise.policy._measure import KnownSizes, Measure
 from contextwise.policy._model import coerce_policy, token_limits
 from contextwise.policy._runner import as_runner, limits_of, measure_of, runner_core
-from contextwise.policy._steps import KnownSizes, Measure
 from contextwise.policy._validation import check_fragments
 
 __all__ = [

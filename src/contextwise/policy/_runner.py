@@ -22,10 +22,11 @@ from contextwise.decision import DecisionProvider
 from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy._engine import AppMutation, Compressor, run_policy
 from contextwise.policy._fragments import ContextResult, Fragment, coerce_fragments
+from contextwise.policy._measure import KnownSizes, Measure
 from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy
 from contextwise.policy._pinned import PinnedPart, measure_pinned
 from contextwise.policy._selection import Limits, effective_limits
-from contextwise.policy._steps import KnownSizes, Measure, StepContext
+from contextwise.policy._steps import StepContext
 from contextwise.policy._validation import check_fragments, validate_context_policy
 from contextwise.shapes import PartEstimate
 

@@ -14,14 +14,12 @@ import copy
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any, NoReturn, TypeVar
 
 from contextwise._align import align
 from contextwise._effects import Effects, Invoke, Reply, is_async_callable
 from contextwise._layout import (
     Profile,
-    message_tokens,
     older_groups,
     pinned_between,
     profile_messages,
@@ -32,8 +30,6 @@ from contextwise._layout import (
 )
 from contextwise._translation import short_text
 from contextwise.accounting import WithUsage
-from contextwise.counting import TokenCounter
-from contextwise.counting._api import check_count
 from contextwise.errors import ContextwiseError, InvalidValueError, PolicyStepError
 from contextwise.messages import (
     ChatMessage,
@@ -44,7 +40,9 @@ from contextwise.messages import (
     tool_result_ids,
 )
 from contextwise.policy._clearing import Rewrite, longest_fit, plan_clear, plan_clip
+from contextwise.policy._edits import Remap, Splice
 from contextwise.policy._fragments import Fragment, MessagesFragment, RemovedItem, TextFragment
+from contextwise.policy._measure import FragState, Measure
 from contextwise.policy._model import (
     AppStep,
     ClearStep,
@@ -56,165 +54,9 @@ from contextwise.policy._model import (
     layout_grouping,
 )
 from contextwise.policy._report import ChangeError, ContextChange
-from contextwise.shapes import MessageFacts, PartEstimate, read_message, summary_message
+from contextwise.shapes import MessageFacts, read_message, summary_message
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Measure:
-    """How sizes are measured: characters always, tokens when a counter is given; parts without
-    text by the part estimate; with ``opaque``, an item that no shape knows as one unit."""
-
-    counter: TokenCounter | None
-    part_estimate: PartEstimate | None = None
-    opaque: bool = False
-
-    def text_tokens(self, text: str) -> int:
-        """Count the tokens of a text with the counter, checking the result."""
-        assert self.counter is not None
-        return check_count(self.counter.count(text), str(getattr(self.counter, "id", "?")))
-
-    def tokens_per_message(self, messages: Sequence[ChatMessage]) -> list[int] | None:
-        """Count the tokens of each message, or ``None`` without a counter: its text through the
-        counter, plus its estimated parts at the estimate's characters per token."""
-        if self.counter is None:
-            return None
-        return [self.one_message_tokens(message) for message in messages]
-
-    def one_message_tokens(self, message: ChatMessage) -> int:
-        """Count the tokens of one message (with a counter)."""
-        return message_tokens(message, self.text_tokens, self.part_estimate, self.opaque)
-
-    def profile(
-        self, messages: Sequence[ChatMessage], sizes: Sequence[int] | None = None
-    ) -> Profile:
-        """Measure each message's characters and role once (or take ``sizes``, measured
-        earlier)."""
-        return profile_messages(messages, sizes, self.part_estimate, self.opaque)
-
-
-@dataclass(frozen=True, slots=True)
-class FragState:
-    """A fragment with its measured sizes; ``version`` changes with every committed change."""
-
-    fragment: Fragment
-    chars: int
-    tokens: int | None
-    profile: Profile | None
-    token_sizes: list[int] | None
-    version: int
-    made: frozenset[int] = frozenset()
-    """The ``id()`` of the messages that a step of this run made (summaries): a later step of the
-    same run keeps them, as it keeps pinned messages."""
-
-    @property
-    def sizes(self) -> list[int]:
-        """The characters of each message (empty for a text)."""
-        return [] if self.profile is None else self.profile.sizes
-
-
-@dataclass(frozen=True, slots=True)
-class KnownSizes:
-    """The sizes of a fragment's messages, measured before (by a session, when they were added),
-    so that a run does not measure them again."""
-
-    chars: Sequence[int]
-    tokens: Sequence[int] | None
-    roles: Sequence[object] | None = None
-    """The messages' roles when every message is a plain ``{role, content: str}`` dict with one
-    of the plain roles (as found when they were added): nothing is read of the messages."""
-
-
-def measure_fragment(
-    fragment: Fragment, measure: Measure, version: int, known: KnownSizes | None = None
-) -> FragState:
-    """Measure a fragment once: each message's characters (and tokens, with a counter), or take
-    the sizes it already has."""
-    if fragment.text is not None:
-        tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
-        return FragState(fragment, len(fragment.text), tokens, None, None, version)
-    messages = fragment.messages or ()
-    if known is not None and known.roles is not None and len(known.roles) == len(messages):
-        profile = Profile(list(known.chars), list(known.roles), True)
-    else:
-        profile = measure.profile(messages, None if known is None else known.chars)
-    token_sizes = (
-        list(known.tokens)
-        if known is not None and known.tokens is not None and measure.counter is not None
-        else measure.tokens_per_message(messages)
-    )
-    return FragState(
-        fragment,
-        sum(profile.sizes),
-        None if token_sizes is None else sum(token_sizes),
-        profile,
-        token_sizes,
-        version,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Splice:
-    """How a trim or a compression changes a list of messages: the messages from ``start`` to
-    ``stop`` leave, except the pinned ones at ``stay``, and ``added`` new ones take their place."""
-
-    start: int
-    stop: int
-    stay: list[int]
-    added: int = 0
-
-    def removed_origins(self, origin: list[int]) -> list[int]:
-        """The input positions of the messages that leave, given those of the messages before."""
-        kept = set(self.stay)
-        return [origin[index] for index in range(self.start, self.stop) if index not in kept]
-
-    def apply(self, origin: list[int]) -> list[int]:
-        """The input positions of the messages after the change; a new message takes the position
-        of the first message it replaces."""
-        return splice(origin, self.start, self.stop, self.stay, [origin[self.start]] * self.added)
-
-
-@dataclass(frozen=True, slots=True)
-class Remap:
-    """How an app changes a list of messages: for each new message, the index of the message it
-    keeps (``None`` for a new one), and the indices of the messages that leave."""
-
-    source: list[int | None]
-    removed: list[int]
-
-    def removed_origins(self, origin: list[int]) -> list[int]:
-        """The input positions of the messages that leave, given those of the messages before."""
-        return [origin[index] for index in self.removed]
-
-    def apply(self, origin: list[int]) -> list[int]:
-        """The input positions of the messages after the change; a new message takes the position
-        of the message before it."""
-        result: list[int] = []
-        previous = -1
-        for index in self.source:
-            if index is not None:
-                previous = origin[index]
-            result.append(previous)
-        return result
-
-
-def in_input_order(
-    edits: Sequence[tuple[Splice | Remap, Sequence[RemovedItem]]], count: int
-) -> list[RemovedItem]:
-    """Put the messages that successive edits removed from a list of ``count`` messages in the
-    order of that list.
-
-    Each edit comes with the messages it removed, in order. A message that one edit added and a
-    later one removed sorts at the position it took.
-    """
-    origin = list(range(count))
-    keyed: list[tuple[int, RemovedItem]] = []
-    for edit, removed in edits:
-        keyed += zip(edit.removed_origins(origin), removed, strict=True)
-        origin = edit.apply(origin)
-    keyed.sort(key=itemgetter(0))
-    return [item for _, item in keyed]
 
 
 @dataclass(frozen=True, slots=True)
