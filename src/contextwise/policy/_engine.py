@@ -32,7 +32,7 @@ from contextwise.policy._selection import (
     run_model,
     run_sequence,
 )
-from contextwise.policy._steps import StepContext
+from contextwise.policy._step_core import StepContext
 
 Compressor: TypeAlias = Callable[[Any], Any]
 """A compressor: a sync or async function that takes the messages (or the text) to replace and

@@ -26,7 +26,7 @@ from contextwise.policy._measure import KnownSizes, Measure
 from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy
 from contextwise.policy._pinned import PinnedPart, measure_pinned
 from contextwise.policy._selection import Limits, effective_limits
-from contextwise.policy._steps import StepContext
+from contextwise.policy._step_core import StepContext
 from contextwise.policy._validation import check_fragments, validate_context_policy
 from contextwise.shapes import PartEstimate
 

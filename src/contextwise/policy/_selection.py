@@ -35,7 +35,8 @@ from contextwise.policy._model import (
 )
 from contextwise.policy._pinned import NOTHING_PINNED, Pinned
 from contextwise.policy._report import ContextChange, ContextDecision
-from contextwise.policy._steps import Candidate, StepContext, apply_step
+from contextwise.policy._step_core import Candidate, StepContext
+from contextwise.policy._steps import apply_step
 
 DEFAULT_INSTRUCTIONS = (
     "The context of the next model call is too large. Choose the step to apply next: the one that "
