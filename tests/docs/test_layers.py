@@ -289,3 +289,18 @@ def test_the_only_import_cycle_left_is_the_bind_of_a_policy() -> None:
     assert len(cycles) == 1
     assert "contextwise.policy._model" in cycles[0] and "contextwise.policy" in cycles[0]
     assert all(module.startswith("contextwise.policy") for module in cycles[0])
+
+
+@pytest.mark.parametrize("package", ["accounting", "counting"])
+def test_a_subpackage_of_the_root_re_exports_the_same_names_as_the_root(package: str) -> None:
+    """Usage, prices and the ledger live in ``accounting/``, tokens and calibration in
+    ``counting/``: each public name is imported from the root or from its subpackage, alike."""
+    import importlib
+
+    import contextwise
+
+    face = importlib.import_module(f"contextwise.{package}")
+    assert face.__all__
+    for name in face.__all__:
+        assert name in contextwise.__all__, name
+        assert getattr(contextwise, name) is getattr(face, name), name
