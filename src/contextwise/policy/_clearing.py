@@ -4,8 +4,8 @@ engine.
 Both steps rewrite messages in place: a tool result's content, a call's arguments, a message's
 thinking. A message that changes is copied in its own shape (see :mod:`contextwise.shapes._tools`),
 so the caller's objects are never touched; a Responses ``reasoning`` item is the only message
-that leaves. The functions here plan the rewrite; :mod:`contextwise.policy._step_clear` measures it and
-records the change.
+that leaves. The functions here plan the rewrite; :mod:`contextwise.policy._step_clear` measures
+it and records the change.
 """
 
 from __future__ import annotations
