@@ -32,6 +32,7 @@ from contextwise import (
     recall_tool,
     usage_from,
 )
+from contextwise._translation import N_
 from contextwise.shapes import image_size, image_tokens
 from support.errors import assert_translated
 
@@ -168,11 +169,11 @@ def test_a_usage_record_that_json_did_not_write_is_a_coded_error(data: Any) -> N
 def test_i18n_translate_and_translations_check_their_arguments() -> None:
     coded(lambda: i18n.translate("Hello", {}, "en"), InvalidTypeError,  # type: ignore[arg-type]
           "not_an_instance")
-    coded(lambda: i18n.translate(i18n.N_("{a}"), None, "en"), InvalidTypeError,  # type: ignore[arg-type]
+    coded(lambda: i18n.translate(N_("{a}"), None, "en"), InvalidTypeError,  # type: ignore[arg-type]
           "not_a_mapping")
     # A parameter the message names but was not given shows as its placeholder.
-    assert i18n.translate(i18n.N_("{a} and {b}"), {"b": 2}, "fr") == "{a} and 2"
-    coded(lambda: i18n.translate(i18n.N_("{a:q}"), {"a": 1}, "fr"), InvalidValueError,
+    assert i18n.translate(N_("{a} and {b}"), {"b": 2}, "fr") == "{a} and 2"
+    coded(lambda: i18n.translate(N_("{a:q}"), {"a": 1}, "fr"), InvalidValueError,
           "invalid_value")
     coded(lambda: i18n.translations(None), UnsupportedLocaleError,  # type: ignore[arg-type]
           "unsupported_locale")
@@ -214,9 +215,9 @@ def test_a_locale_that_is_a_path_opens_no_file(tmp_path: Any) -> None:
     translations.cache_clear()
     with files_opened() as opened:
         for call in (
-            lambda: i18n.translate(i18n.N_("Hello"), {}, str(tmp_path)),
+            lambda: i18n.translate(N_("Hello"), {}, str(tmp_path)),
             lambda: i18n.translations(str(tmp_path)),
-            lambda: i18n.translate(i18n.N_("Hello"), {}, "fr/../../" + str(tmp_path)),
+            lambda: i18n.translate(N_("Hello"), {}, "fr/../../" + str(tmp_path)),
         ):
             coded(call, UnsupportedLocaleError, "unsupported_locale")
     assert not [path for path in opened if str(tmp_path) in path]

@@ -15,8 +15,8 @@ from contextwise import (
     set_locale,
     use_locale,
 )
-from contextwise._translation import translations
-from contextwise.i18n import Message, format_value, translate
+from contextwise._translation import Message, format_value, translations
+from contextwise.i18n import translate
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from contextwise import (
     estimate_by_script,
     estimate_tokens,
 )
-from contextwise.tokens import SCRIPTS
+from contextwise.counting import SCRIPTS
 from tests.support.tokenizers import tokenizer_folder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -386,7 +386,7 @@ def test_public_names_are_exported() -> None:
     )
     for name in names:
         assert name in contextwise.__all__
-        assert getattr(contextwise, name) is getattr(contextwise.tokens, name)
+        assert getattr(contextwise, name) is getattr(contextwise.counting, name)
 
 
 # --- A real tokenizer ----------------------------------------------------------------------------

@@ -116,8 +116,8 @@ def test_policy_check_names_each_bad_value_with_its_code_and_field_path(folder: 
 def test_policy_check_speaks_french_and_chinese(folder: Path) -> None:
     french = run("policy", "check", "no-limit.json", "--lang", "fr", cwd=folder).stdout
     assert french == (
-        "no-limit.json: clip_without_limit: L'étape «\u00a0huge\u00a0» rogne des résultats "
-        "d'outil\u00a0: elle a donc besoin de max_chars ou de max_tokens.\n"
+        "no-limit.json: clip_without_limit: L'étape «\u00a0huge\u00a0» écourte des résultats "
+        "d'outils\u00a0: elle a donc besoin de max_chars ou de max_tokens.\n"
     )
     chinese = run("policy", "check", "no-limit.json", "--lang", "zh", cwd=folder).stdout
     assert chinese == (

@@ -256,7 +256,7 @@ def test_the_reference_shows_the_mapping_table_row_by_row() -> None:
     from conftest import ROOT
 
     for language in ("en", "fr", "zh"):
-        page = (ROOT / "docs" / language / "reference" / "usage.md").read_text(encoding="utf-8")
+        page = (ROOT / "docs" / language / "reference" / "accounting.md").read_text("utf-8")
         rows = [line for line in page.splitlines() if line.startswith("| ")]
         assert any("`cache_read_input_tokens`" in row for row in rows), language
         assert sum("`prompt_tokens`" in row or "`input_tokens`" in row for row in rows) >= 7

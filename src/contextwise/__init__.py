@@ -5,12 +5,45 @@ The package root is the table of contents: every public name is importable from 
 
 from importlib import metadata as _metadata
 
+from contextwise.accounting import (
+    CACHE_RETENTIONS,
+    USAGE_KINDS,
+    USAGE_SOURCES,
+    CacheRetention,
+    Cost,
+    CostSource,
+    ModelPrices,
+    PriceTier,
+    Usage,
+    UsageKind,
+    UsageLedger,
+    UsageRecord,
+    UsageSource,
+    UsageSummary,
+    UsageTotals,
+    WithUsage,
+    cost,
+    price_usage,
+    summarize_usage,
+    usage_from,
+)
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget, PlanStrategy
-from contextwise.calibration import (
+from contextwise.counting import (
     CALIBRATION_STATE_VERSION,
+    ESTIMATE_VERSION,
+    SCRIPTS,
     CalibratedCounter,
+    CallableCounter,
+    EstimateCounter,
     ModelCounter,
+    Script,
+    TokenCounter,
+    TokenizerCounter,
+    as_token_counter,
+    count_tokens,
     counter_key,
+    estimate_by_script,
+    estimate_tokens,
 )
 from contextwise.decision import (
     ChoiceAnswer,
@@ -56,16 +89,6 @@ from contextwise.i18n import (
     normalize_locale,
     set_locale,
     use_locale,
-)
-from contextwise.ledger import (
-    USAGE_KINDS,
-    UsageKind,
-    UsageLedger,
-    UsageRecord,
-    UsageSummary,
-    UsageTotals,
-    price_usage,
-    summarize_usage,
 )
 from contextwise.messages import (
     ChatMessage,
@@ -127,7 +150,6 @@ from contextwise.policy import (
     process_context,
     validate_context_policy,
 )
-from contextwise.prices import Cost, CostSource, ModelPrices, PriceTier, cost
 from contextwise.provider_editing import (
     ANTHROPIC_COMPACTION_BETA,
     ANTHROPIC_CONTEXT_MANAGEMENT_BETA,
@@ -193,28 +215,6 @@ from contextwise.shapes import (
     summary_message,
 )
 from contextwise.step import PreparedStep, StepOptions, aprepare_step, model_budget, prepare_step
-from contextwise.tokens import (
-    ESTIMATE_VERSION,
-    SCRIPTS,
-    CallableCounter,
-    EstimateCounter,
-    Script,
-    TokenCounter,
-    TokenizerCounter,
-    as_token_counter,
-    count_tokens,
-    estimate_by_script,
-    estimate_tokens,
-)
-from contextwise.usage import (
-    CACHE_RETENTIONS,
-    USAGE_SOURCES,
-    CacheRetention,
-    Usage,
-    UsageSource,
-    WithUsage,
-    usage_from,
-)
 
 try:
     __version__: str = _metadata.version("contextwise")

@@ -27,7 +27,7 @@ from contextwise.shapes import (
     PartEstimate,
     read_message,
 )
-from contextwise.shapes._read import plain_size
+from contextwise.shapes._api import plain_size
 
 T = TypeVar("T")
 

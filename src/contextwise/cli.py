@@ -35,14 +35,15 @@ from typing import Any, Final, TextIO
 
 from contextwise import __version__
 from contextwise._checks import MAX_DEPTH, too_deep
-from contextwise._translation import short_text
+from contextwise._translation import N_, Message, short_text
+from contextwise.counting import EstimateCounter
 from contextwise.errors import (
     ContextwiseError,
     InvalidTypeError,
     PolicyConfigurationError,
     with_problems,
 )
-from contextwise.i18n import N_, SUPPORTED_LOCALES, Locale, Message, normalize_locale, translate
+from contextwise.i18n import SUPPORTED_LOCALES, Locale, normalize_locale, translate
 from contextwise.policy import (
     ClearStep,
     ClipStep,
@@ -53,9 +54,7 @@ from contextwise.policy import (
     context_policy_json_schema,
     process_context,
 )
-from contextwise.policy._fragments import coerce_fragments
-from contextwise.policy._model import token_limits
-from contextwise.tokens import EstimateCounter
+from contextwise.policy._api import coerce_fragments, token_limits
 
 EXIT_OK = 0
 """The exit status when every file is valid."""

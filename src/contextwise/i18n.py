@@ -14,17 +14,11 @@ from gettext import NullTranslations
 from contextwise._translation import (
     DOMAIN,
     LANGUAGES,
-    N_,
-    NP_,
     SUPPORTED_LOCALES,
     Language,
     Locale,
     Message,
-    babel_locale,
     current_locale,
-    format_value,
-    locales_dir,
-    match_locale,
     short_repr,
 )
 from contextwise._translation import translate as _translate
@@ -32,19 +26,11 @@ from contextwise._translation import translations as _translations
 from contextwise.errors import InvalidTypeError, InvalidValueError, checked_locale
 
 __all__ = [
-    "DOMAIN",
     "LANGUAGES",
-    "NP_",
-    "N_",
     "SUPPORTED_LOCALES",
     "Language",
     "Locale",
-    "Message",
-    "babel_locale",
-    "format_value",
     "get_locale",
-    "locales_dir",
-    "match_locale",
     "normalize_locale",
     "resolve_locale",
     "set_locale",
@@ -72,7 +58,8 @@ def translate(message: Message, params: Mapping[str, object], locale: str) -> st
         InvalidValueError: When the message names a parameter that ``params`` lacks.
 
     Examples:
-        >>> from contextwise.i18n import N_, translate
+        >>> from contextwise._translation import N_
+        >>> from contextwise.i18n import translate
         >>> translate(N_("{name} must be a string."), {"name": "ref"}, "en")
         'ref must be a string.'
     """

@@ -32,7 +32,7 @@ from contextwise.policy import (
     ContextStep,
     FixedSelection,
 )
-from contextwise.policy._model import coerce_policy
+from contextwise.policy._api import coerce_policy
 
 ANTHROPIC_CONTEXT_MANAGEMENT_BETA: Final = "context-management-2025-06-27"
 """The Anthropic beta that clears tool uses and thinking on the server."""

@@ -26,9 +26,9 @@ from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.messages import ChatMessage
-from contextwise.policy._clearing import is_reduced
+from contextwise.policy._api import is_reduced
 from contextwise.shapes import read_message
-from contextwise.shapes._tools import tool_results
+from contextwise.shapes._api import tool_results
 
 DEFAULT_RECALL_LIMIT: Final = 8_000
 """The most characters that one page of :func:`~contextwise.recall` holds, by default."""

@@ -15,6 +15,7 @@ from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
 from contextwise._translation import short_text
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
+from contextwise.counting import EstimateCounter
 from contextwise.effort import Effort, EffortLevel
 from contextwise.errors import RoutingConfigurationError
 from contextwise.messages import ChatMessage
@@ -27,12 +28,16 @@ from contextwise.policy import (
     RemovedItem,
     RunnerOptions,
 )
-from contextwise.policy._runner import as_runner, measure_of, runner_core
-from contextwise.routing._model import ModelSpec, RoutingContext
-from contextwise.routing._options import provider_options
-from contextwise.routing._outcome import RouteOutcome, Router, check_router
-from contextwise.routing._rules import RuleRouter
-from contextwise.tokens import EstimateCounter
+from contextwise.policy._api import as_runner, measure_of, runner_core
+from contextwise.routing import (
+    ModelSpec,
+    RouteOutcome,
+    Router,
+    RoutingContext,
+    RuleRouter,
+    provider_options,
+)
+from contextwise.routing._api import check_router
 
 
 @dataclass(frozen=True, slots=True)

@@ -309,7 +309,7 @@ def test_every_page_label_is_translated() -> None:
 
 
 @pytest.mark.parametrize(
-    "page", ["budget", "tokens", "effort", "errors", "i18n", *INTEGRATION_PAGES]
+    "page", ["budget", "counting", "effort", "errors", "i18n", *INTEGRATION_PAGES]
 )
 def test_core_pages_are_fully_translated(page: str) -> None:
     state = project.load(CONTEXTWISE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import string
 
 from contextwise import SUPPORTED_LOCALES, ContextwiseError
-from contextwise.i18n import format_value
+from contextwise._translation import format_value
 
 
 def placeholders(error: ContextwiseError) -> set[str]:

@@ -16,6 +16,7 @@ from typing import Any
 from contextwise._checks import finite_float
 from contextwise._effects import Effects, Invoke, run_async, run_sync
 from contextwise._translation import short_repr
+from contextwise.accounting import Usage
 from contextwise.decision._schema import (
     ChoiceAnswer,
     ChoiceQuestion,
@@ -31,7 +32,6 @@ from contextwise.errors import (
     DecisionTimeoutError,
     RoutingConfigurationError,
 )
-from contextwise.usage import Usage
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from contextwise._checks import MAX_DEPTH, finite_float, require_instance, too_deep
 from contextwise._translation import short_repr, short_text
+from contextwise.accounting import usage_from
 from contextwise.decision._core import check_timeout, coerce_response
 from contextwise.decision._schema import (
     ChoiceQuestion,
@@ -30,7 +31,6 @@ from contextwise.errors import (
     QuotaExceededError,
     RoutingConfigurationError,
 )
-from contextwise.usage import usage_from
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

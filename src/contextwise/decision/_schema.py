@@ -27,8 +27,8 @@ from pydantic import (
 
 from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
+from contextwise.accounting import Usage
 from contextwise.errors import DecisionResponseError, RoutingConfigurationError
-from contextwise.usage import Usage
 
 MIN_CHOICES = 2
 """The smallest number of options a choice question accepts."""

@@ -42,12 +42,9 @@ from contextwise._translation import short_repr
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._overflow import Overflow
-from contextwise.policy._runner import as_runner, limits_of, runner_core
-from contextwise.policy._validation import check_fragments
+from contextwise.policy._api import as_runner, check_fragments, limits_of, runner_core
 from contextwise.session import ConversationStore
-from contextwise.session._codec import decode_message, encode_messages
-from contextwise.session._conversations import check_ttl
-from contextwise.session._records import check_store
+from contextwise.session._api import check_store, check_ttl, decode_message, encode_messages
 
 MessageT = TypeVar("MessageT")
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from contextwise import ContextProcessingReport, PolicyRunner
-from contextwise.calibration import ModelCounter
+from contextwise.counting import ModelCounter
 from contextwise.messages import message_text
-from contextwise.policy._runner import measure_of
+from contextwise.policy._api import measure_of
 
 REPORT_ATTRIBUTE: Final = "contextwise_report"
 """The attribute of a framework error, refused again after the retry, that holds the report of

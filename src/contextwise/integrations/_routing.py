@@ -19,9 +19,8 @@ from typing import Any, Final, Generic, TypeVar
 from contextwise._translation import short_text
 from contextwise.effort import Effort, is_effort
 from contextwise.errors import InvalidTypeError, RoutingConfigurationError
-from contextwise.routing._model import ModelSpec, RoutingContext
-from contextwise.routing._options import provider_options
-from contextwise.routing._outcome import RouteOutcome, Router, check_router
+from contextwise.routing import ModelSpec, RouteOutcome, Router, RoutingContext, provider_options
+from contextwise.routing._api import check_router
 
 ModelT = TypeVar("ModelT")
 

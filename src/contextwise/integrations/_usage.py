@@ -7,10 +7,16 @@ from typing import Any
 
 from contextwise._checks import require_string, whole_number
 from contextwise._translation import short_repr
+from contextwise.accounting import (
+    ModelPrices,
+    UsageKind,
+    UsageRecord,
+    UsageSummary,
+    price_usage,
+    summarize_usage,
+)
 from contextwise.errors import InvalidValueError
-from contextwise.ledger import UsageKind, UsageRecord, UsageSummary, price_usage, summarize_usage
 from contextwise.policy import ContextResult
-from contextwise.prices import ModelPrices
 from contextwise.session import UsageStore
 
 SUMMARY_PROMPT = (

@@ -20,6 +20,7 @@ from contextwise import (
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance, require_string
+from contextwise.accounting import Usage, UsageSummary, WithUsage, usage_from
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._breakpoints import SYSTEM, check_flag, choose
 from contextwise.integrations._conversation import conversation_of
@@ -42,9 +43,7 @@ from contextwise.integrations._usage import (
     summary_tokens,
     transcript,
 )
-from contextwise.ledger import UsageSummary
 from contextwise.recalling import answer, answer_sync
-from contextwise.usage import Usage, WithUsage, usage_from
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse

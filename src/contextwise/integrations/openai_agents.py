@@ -30,6 +30,7 @@ from contextwise import (
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance
 from contextwise._effects import call_blocking, run_async
+from contextwise.accounting import Usage, UsageSummary, WithUsage, usage_from
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._breakpoints import check_flag, choose
@@ -52,12 +53,9 @@ from contextwise.integrations._usage import (
     summary_tokens,
     transcript,
 )
-from contextwise.ledger import UsageSummary
 from contextwise.recalling import answer
 from contextwise.session import ConversationStore
-from contextwise.session._conversations import check_ttl
-from contextwise.session._records import check_store
-from contextwise.usage import Usage, WithUsage, usage_from
+from contextwise.session._api import check_store, check_ttl
 
 try:
     from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks

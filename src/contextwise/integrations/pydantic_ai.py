@@ -23,6 +23,7 @@ from contextwise import (
 )
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_string
+from contextwise.accounting import UsageSummary, WithUsage, usage_from
 from contextwise.effort import Effort
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
@@ -47,9 +48,7 @@ from contextwise.integrations._usage import (
     summary_tokens,
     transcript,
 )
-from contextwise.ledger import UsageSummary
 from contextwise.recalling import answer
-from contextwise.usage import WithUsage, usage_from
 
 try:
     from pydantic_ai import RunContext, Tool

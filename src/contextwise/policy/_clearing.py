@@ -4,8 +4,8 @@ engine.
 Both steps rewrite messages in place: a tool result's content, a call's arguments, a message's
 thinking. A message that changes is copied in its own shape (see :mod:`contextwise.shapes._tools`),
 so the caller's objects are never touched; a Responses ``reasoning`` item is the only message
-that leaves. The functions here plan the rewrite; :mod:`contextwise.policy._steps` measures it and
-records the change.
+that leaves. The functions here plan the rewrite; :mod:`contextwise.policy._step_clear` measures
+it and records the change.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from typing import Any, Final
 
 from contextwise._layout import scan, task_index
 from contextwise.policy._model import CLEARED_PLACEHOLDER, CLIP_MARKER, ClearStep, ClipStep
-from contextwise.shapes import MessageFacts
-from contextwise.shapes._facts import CallKey, ToolCall, ToolResult
-from contextwise.shapes._responses import without_item_id
-from contextwise.shapes._tools import (
+from contextwise.shapes import CallKey, MessageFacts
+from contextwise.shapes._api import (
+    ToolCall,
+    ToolResult,
     tool_calls,
     tool_results,
     with_results,
     without_inputs,
+    without_item_id,
     without_thinking,
 )
 

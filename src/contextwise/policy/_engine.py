@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 from contextwise._effects import Effects
-from contextwise.decision._schema import DecisionProvider
+from contextwise.decision import DecisionProvider
 from contextwise.errors import ContextOverflowError
 from contextwise.policy._fragments import ContextResult, Fragment
+from contextwise.policy._measure import FragState, KnownSizes, Measure, measure_fragment
 from contextwise.policy._model import (
     AutoSelection,
     ContextPolicy,
@@ -31,7 +32,7 @@ from contextwise.policy._selection import (
     run_model,
     run_sequence,
 )
-from contextwise.policy._steps import FragState, KnownSizes, Measure, StepContext, measure_fragment
+from contextwise.policy._step_core import StepContext
 
 Compressor: TypeAlias = Callable[[Any], Any]
 """A compressor: a sync or async function that takes the messages (or the text) to replace and

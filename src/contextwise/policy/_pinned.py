@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwise.errors import InvalidTypeError
-from contextwise.policy._steps import Measure
+from contextwise.policy._measure import Measure
 
 PinnedPart = str | Mapping[str, Any] | object
 """One pinned part: a text, a message (a mapping with a ``role``, or a framework message

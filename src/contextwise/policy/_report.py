@@ -13,8 +13,8 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field
 
+from contextwise.accounting import Usage
 from contextwise.policy._model import PolicyBase, PolicyMode, SelectionMode, StepKind
-from contextwise.usage import Usage
 
 ChangeStatus: TypeAlias = Literal["applied", "failed"]
 """Whether a change was made, or its step failed and left the fragment untouched."""

@@ -17,17 +17,18 @@ from contextwise._checks import finite_float
 from contextwise._effects import Effects, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.budget import ContextBudget
-from contextwise.decision._schema import DecisionProvider
+from contextwise.counting import TokenCounter, as_token_counter
+from contextwise.decision import DecisionProvider
 from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy._engine import AppMutation, Compressor, run_policy
 from contextwise.policy._fragments import ContextResult, Fragment, coerce_fragments
+from contextwise.policy._measure import KnownSizes, Measure
 from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy
 from contextwise.policy._pinned import PinnedPart, measure_pinned
 from contextwise.policy._selection import Limits, effective_limits
-from contextwise.policy._steps import KnownSizes, Measure, StepContext
+from contextwise.policy._step_core import StepContext
 from contextwise.policy._validation import check_fragments, validate_context_policy
 from contextwise.shapes import PartEstimate
-from contextwise.tokens import TokenCounter, as_token_counter
 
 UnknownItems: TypeAlias = Literal["error", "opaque"]
 """What a run does with an item that no supported message shape recognises: ``error`` raises

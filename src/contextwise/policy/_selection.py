@@ -14,10 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwise._effects import Effects
-from contextwise.decision._core import ChoiceOutcome, choice_effects
-from contextwise.decision._faults import is_provider_unavailable
-from contextwise.decision._schema import ChoiceQuestion, DecisionProvider
+from contextwise.decision import (
+    ChoiceOutcome,
+    ChoiceQuestion,
+    DecisionProvider,
+    is_provider_unavailable,
+)
+from contextwise.decision._api import choice_effects
+from contextwise.policy._edits import Remap, Splice, in_input_order
 from contextwise.policy._fragments import RemovedItem
+from contextwise.policy._measure import FragState
 from contextwise.policy._model import (
     AppStep,
     ClearStep,
@@ -29,15 +35,8 @@ from contextwise.policy._model import (
 )
 from contextwise.policy._pinned import NOTHING_PINNED, Pinned
 from contextwise.policy._report import ContextChange, ContextDecision
-from contextwise.policy._steps import (
-    Candidate,
-    FragState,
-    Remap,
-    Splice,
-    StepContext,
-    apply_step,
-    in_input_order,
-)
+from contextwise.policy._step_core import Candidate, StepContext
+from contextwise.policy._steps import apply_step
 
 DEFAULT_INSTRUCTIONS = (
     "The context of the next model call is too large. Choose the step to apply next: the one that "

@@ -11,16 +11,20 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from contextwise._translation import short_repr, short_text
 from contextwise._validation import CodedModel
-from contextwise.decision._core import check_min_confidence, check_provider, check_timeout
-from contextwise.decision._faults import FallbackPredicate
-from contextwise.decision._schema import ChoiceQuestion, Decision, DecisionProvider
+from contextwise.accounting import ModelPrices
+from contextwise.decision import ChoiceQuestion, Decision, DecisionProvider
+from contextwise.decision._api import (
+    FallbackPredicate,
+    check_min_confidence,
+    check_provider,
+    check_timeout,
+)
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
     InvalidTypeError,
     InvalidValueError,
     RoutingConfigurationError,
 )
-from contextwise.prices import ModelPrices
 
 OnError: TypeAlias = Literal["fallback", "fail"]
 """What the router does when the provider times out or is unavailable."""

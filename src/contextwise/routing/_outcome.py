@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, TypeAlias
 
+from contextwise.accounting import Usage
 from contextwise.effort import Effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing._model import ModelSpec, RoutingContext
-from contextwise.usage import Usage
 
 LOGGER_NAME = "contextwise.routing"
 """The name of the logger that records every routing decision."""

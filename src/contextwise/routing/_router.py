@@ -8,9 +8,8 @@ from typing import Any
 
 from contextwise._checks import require_instance
 from contextwise._effects import Effects, call, run_async, run_sync
-from contextwise.decision._core import ChoiceOutcome, choices_effects
-from contextwise.decision._faults import is_provider_unavailable
-from contextwise.decision._schema import ChoiceQuestion
+from contextwise.decision import ChoiceOutcome, ChoiceQuestion, is_provider_unavailable
+from contextwise.decision._api import choices_effects
 from contextwise.effort import Effort, clamp_effort
 from contextwise.errors import ContextwiseError, RoutingConfigurationError
 from contextwise.routing._model import ModelRouting, ModelSpec, RoutingContext

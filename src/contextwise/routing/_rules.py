@@ -9,6 +9,7 @@ from types import MappingProxyType
 
 from contextwise._checks import require_callable, require_instance
 from contextwise._translation import short_repr, short_text
+from contextwise.counting import EstimateCounter, TokenCounter, as_token_counter
 from contextwise.effort import Effort, EffortLevel, clamp_effort, is_effort
 from contextwise.errors import (
     InvalidTypeError,
@@ -26,7 +27,6 @@ from contextwise.routing._outcome import (
     check_sticky,
     hold,
 )
-from contextwise.tokens import EstimateCounter, TokenCounter, as_token_counter
 
 RULES_PROVIDER = "rules"
 """The provider name that the log records of a :class:`RuleRouter` carry."""

@@ -18,31 +18,29 @@ from typing import Any, Unpack
 
 from contextwise._effects import Effects, call_blocking, run_async, run_sync
 from contextwise._translation import short_text
-from contextwise.calibration import ModelCounter, counter_key
-from contextwise.errors import (
-    ContextwiseError,
-    InvalidTypeError,
-    InvalidValueError,
-    SessionStoreError,
-)
-from contextwise.ledger import (
+from contextwise.accounting import (
     UsageKind,
     UsageRecord,
     UsageSummary,
     price_usage,
     summarize_usage,
 )
-from contextwise.policy._fragments import ContextResult, Fragment
-from contextwise.policy._model import ContextPolicy
-from contextwise.policy._runner import (
-    PolicyRunner,
-    RunnerOptions,
+from contextwise.counting import ModelCounter, counter_key
+from contextwise.errors import (
+    ContextwiseError,
+    InvalidTypeError,
+    InvalidValueError,
+    SessionStoreError,
+)
+from contextwise.policy import ContextPolicy, ContextResult, Fragment, PolicyRunner, RunnerOptions
+from contextwise.policy._api import (
+    KnownSizes,
+    Measure,
     as_runner,
+    check_fragments,
     measure_of,
     runner_core,
 )
-from contextwise.policy._steps import KnownSizes, Measure
-from contextwise.policy._validation import check_fragments
 from contextwise.session._codec import decode_message, encode_messages
 from contextwise.session._planner import (
     Cache,

@@ -1,10 +1,6 @@
 """The cost ledger: every call's usage and price, totalled per model and per kind.
 
-A harness spends tokens in three kinds of calls: the model's own (``model``), the summaries a
-policy's compressors write (``summarizer``) and the routing decisions (``router``). The ledger
-records each with its model and its price (:func:`~contextwise.cost`), and totals them.
-:class:`UsageLedger` keeps it in memory; a :class:`~contextwise.session.ContextSession` keeps
-it in its store (``record_usage`` and ``usage``).
+The package :mod:`contextwise.accounting` documents it and re-exports its public names.
 """
 
 from __future__ import annotations
@@ -17,9 +13,9 @@ from typing import Any, Literal, TypeAlias
 
 from contextwise._checks import require_instance, require_mapping
 from contextwise._translation import short_repr
+from contextwise.accounting._prices import Cost, ModelPrices, cost
+from contextwise.accounting._usage import Usage, usage_from
 from contextwise.errors import ContextwiseError, InvalidTypeError, InvalidValueError
-from contextwise.prices import Cost, ModelPrices, cost
-from contextwise.usage import Usage, usage_from
 
 __all__ = [
     "USAGE_KINDS",

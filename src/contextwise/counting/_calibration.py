@@ -1,17 +1,6 @@
 """Token counts calibrated against what the provider reports: :class:`CalibratedCounter`.
 
-An estimate (or a tokenizer of another model) is close, not exact: each model's tokenizer cuts
-each script its own way and adds its own framing to every message and every call. The provider
-reports the true number in every response's usage. :class:`CalibratedCounter` learns from it:
-after each call, ``observe(request, usage)`` compares the whole request (system, tools,
-messages) as its base counter measures it with the input tokens the provider billed, and fits,
-per model, one ratio per script (:data:`~contextwise.SCRIPTS`), a per-message overhead and a
-fixed per-call overhead. Its prediction for the next call is then within a few percent
-(``benchmarks/bench_calibration.py`` prints the figure on a recorded conversation).
-
-The fit is a least-squares fit on relative errors, pulled gently towards a ratio of 1 and no
-overhead so that it is stable from the first call. Its state is a plain dict (JSON), which a
-session store keeps.
+The package :mod:`contextwise.counting` documents it and re-exports its public names.
 """
 
 from __future__ import annotations
@@ -23,9 +12,8 @@ from typing import Any
 
 from contextwise._checks import whole_number
 from contextwise._translation import short_repr
-from contextwise.errors import InvalidTypeError, InvalidValueError
-from contextwise.messages import message_text
-from contextwise.tokens import (
+from contextwise.accounting import Usage, usage_from  # noqa: F401 - Usage: the examples
+from contextwise.counting._tokens import (
     SCRIPTS,
     EstimateCounter,
     Script,
@@ -34,7 +22,8 @@ from contextwise.tokens import (
     check_count,
     estimate_by_script,
 )
-from contextwise.usage import Usage, usage_from  # noqa: F401 - Usage: the examples
+from contextwise.errors import InvalidTypeError, InvalidValueError
+from contextwise.messages import message_text
 
 __all__ = ["CALIBRATION_STATE_VERSION", "CalibratedCounter", "ModelCounter", "counter_key"]
 

@@ -1,9 +1,6 @@
 """Token counting: a rough estimate, the TokenCounter protocol and adapters for real tokenizers.
 
-contextwise never downloads a tokenizer. It counts with the script-aware estimate of
-:func:`estimate_tokens` unless the application hands it a tokenizer it already has: any object
-with an ``encode`` method (a tiktoken ``Encoding``, a Hugging Face ``tokenizers.Tokenizer``, a
-``transformers`` tokenizer) or any function that returns a number of tokens.
+The package :mod:`contextwise.counting` documents it and re-exports its public names.
 """
 
 import math

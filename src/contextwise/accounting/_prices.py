@@ -1,10 +1,6 @@
 """What a model call costs: :func:`cost` prices a :class:`~contextwise.Usage`.
 
-Prices come from genai-prices, the price table that the pydantic project maintains (install it
-with ``pip install 'contextwise[prices]'``; its table ships in the wheel, so nothing is fetched),
-with its price tiers and cache-write prices, or from :class:`ModelPrices` given by the
-application, for a model the table does not know or a negotiated price. Amounts are
-:class:`~decimal.Decimal` US dollars.
+The package :mod:`contextwise.accounting` documents it and re-exports its public names.
 """
 
 from __future__ import annotations
@@ -19,8 +15,8 @@ from pydantic import ConfigDict, Field, field_validator
 from contextwise._checks import require_instance, require_string
 from contextwise._translation import short_repr
 from contextwise._validation import CodedModel
+from contextwise.accounting._usage import Usage
 from contextwise.errors import InvalidTypeError, InvalidValueError, MissingDependencyError
-from contextwise.usage import Usage
 
 __all__ = ["Cost", "CostSource", "ModelPrices", "PriceTier", "cost"]
 
