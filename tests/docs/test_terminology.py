@@ -44,13 +44,27 @@ def retired_terms(glossary: str) -> list[tuple[str, str, list[str]]]:
 
 
 def occurrences(text: str, term: str, exceptions: list[str]) -> list[int]:
-    """The offsets of ``term`` in ``text`` that no exception covers."""
+    """The offsets of ``term`` in ``text`` that no exception covers.
+
+    A term is retired however a sentence or a message capitalizes it: « l'app » is found in
+    « L'app « {app} » a échoué », « la raison » in « La raison du choix ». Past its first letter,
+    a term is matched as the glossary writes it, since a capital there carries a meaning: the SDK's
+    « Runner » is not contextwise's runner, and « Défaut » is only the column header.
+    """
     covered: set[int] = set()
     for exception in exceptions:
-        inner = exception.find(term)
-        for found in re.finditer(re.escape(exception), text):
+        inner = exception.lower().find(term.lower())
+        for found in any_case(exception).finditer(text):
             covered.add(found.start() + inner)
-    return [m.start() for m in re.finditer(re.escape(term), text) if m.start() not in covered]
+    return [m.start() for m in any_case(term).finditer(text) if m.start() not in covered]
+
+
+def any_case(term: str) -> re.Pattern[str]:
+    """A term written in lower case with its first letter in either case (``[lL]'app``); a term
+    that starts with a capital (« Défaut », the header) as written."""
+    first = term[:1]
+    head = f"[{re.escape(first)}{re.escape(first.upper())}]" if first.islower() else ""
+    return re.compile(head + re.escape(term[1:] if head else term))
 
 
 def _texts(language: str) -> list[tuple[str, str]]:
@@ -126,7 +140,7 @@ def test_the_glossary_retires_variant_terms(language: str) -> None:
     assert len(rows) >= 3, f"docs/{language}/glossary.md has no retired-terms table"
     for retired, preferred, exceptions in rows:
         assert retired and preferred and retired != preferred
-        assert all(retired in exception for exception in exceptions)
+        assert all(retired.lower() in exception.lower() for exception in exceptions)
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
@@ -197,6 +211,17 @@ def test_exceptions_cover_only_their_own_expression() -> None:
     text = "日志级别为 INFO；推理强度级别为 high"
     assert occurrences(text, "级别", ["日志级别"]) == [text.rindex("级别")]
     assert occurrences("greedy 策略", "greedy 策略", []) == [0]
+
+
+def test_retired_terms_are_found_in_any_case() -> None:
+    """Issue 32: « L'app » in six error messages escaped a check that read « l'app » only."""
+    text = "L'app « x » a échoué. La raison du choix. Voir l'app."
+    assert occurrences(text, "l'app", []) == [0, text.rindex("l'app")]
+    assert occurrences(text, "la raison", []) == [text.index("La raison")]
+    assert occurrences("Le dictionnaire", "dictionnaire", ["le dictionnaire"]) == []
+    # a capital of the glossary's own is meant
+    assert occurrences("lit le Runner du SDK", "lit le runner", []) == []
+    assert occurrences("par défaut", "Défaut", []) == []
 
 
 def test_the_table_parser_reads_rows_and_exceptions() -> None:

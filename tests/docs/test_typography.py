@@ -123,6 +123,29 @@ def test_the_chinese_checker_finds_a_hard_wrapped_paragraph_and_the_joiner_mends
     assert "代码\n行" in join_chinese_lines(text)
 
 
+def test_the_chinese_checker_finds_a_soft_break_next_to_code_latin_or_a_link() -> None:
+    """A break inside a Chinese paragraph shows as a stray space whatever stands beside it
+    (issue 32: message-shapes.md rendered “`group_messages`、 `tool_units`”, “JPEG、 GIF”)."""
+    for text in (
+        "把 `group_messages`、\n`tool_units` 用于分组。\n",
+        "图像数据（PNG、JPEG、\nGIF、WebP）。\n",
+        "返回的对象。\ncontextwise 在所有地方都接受它们。\n",
+        "- [`Usage`][contextwise.Usage]、\n  [`WithUsage`][contextwise.WithUsage]\n",
+        "见 [术语表](glossary.md)\n和指南。\n",
+    ):
+        assert [line for line, _ in chinese_faults(text)] == [1], text
+    for text in (
+        "- 列表\n- 项目\n1. 第一\n2. 第二\n",  # list items
+        "| 术语 | 含义 |\n|---|---|\n| 词元 | token |\n",  # a table
+        "## 标题\n正文。\n",  # a heading, then its paragraph
+        "An English\nparagraph.\n",  # not Chinese prose
+        "---\nenglish_version: abc\n---\n\n正文。\n",  # front matter
+        "```text\n代码\n行\n```\n",  # a code block
+        "第一行。  \n第二行。\n",  # a hard break Markdown keeps
+    ):
+        assert chinese_faults(text) == [], text
+
+
 @pytest.mark.parametrize("domain", ["contextwise", "reference", "site"])
 def test_chinese_messages_quote_with_full_width_quotes(domain: str) -> None:
     found = [
