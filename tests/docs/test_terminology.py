@@ -184,6 +184,83 @@ def test_a_translation_that_drops_the_glossary_rendering_is_found() -> None:
     assert missing_renderings(Pair("x", "Its compact JSON.", "其紧凑 JSON。"), rows) == []
 
 
+# The terms that drifted before a glossary decided them (issue 32), each with the English spellings
+# that decide it: every glossary has a row whose English term is one of them. Case matters only
+# where it carries the meaning (the SDK's Runner, contextwise's runner).
+DECIDED = {
+    "prompt cache": r"prompt cache",
+    "prompt (invite)": r"prompts?",
+    "worker": r"workers?(?: process(?:es)?)?",
+    "item": r"items?",
+    "chat message": r"chat messages?",
+    "capability": r"capabilit(?:y|ies)",
+    "sync face": r"sync(?: / async)? (?:face|variant)s?",
+    "script": r"scripts?",
+    "session id": r"session id",
+    "schema": r"(?:JSON )?schema",
+    "mode (not a schema)": r"(?:policy )?modes?",
+    "the Agents SDK's Runner": r"(?-i:.*\bRunner\b.*)",
+    "our runner": r"(?-i:runner)",
+    "sticky": r"sticky(?: routing| router)?",
+    "mapping / dict": r"mapping|dict|mapping / dict|dict / mapping",
+    "fallback": r"fallback(?: model)?",
+    "rewind": r"rewind",
+}
+
+
+def english_terms(glossary: str) -> list[str]:
+    """The English terms of a glossary's main table: its first column in English, its
+    ``English`` column in a translation; a cell may hold several, separated by commas."""
+    table = glossary.split("\n## ", 1)[0]
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in table.splitlines()
+        if line.startswith("|")
+    ]
+    column = rows[0].index("English") if "English" in rows[0] else 0
+    return [
+        part.strip()
+        for row in rows[2:]
+        if len(row) > column
+        for part in re.sub(r"\s*\([^)]*\)", "", row[column]).split(",")
+        if part.strip()
+    ] + [row[column] for row in rows[2:] if len(row) > column]
+
+
+def undecided(glossary: str) -> list[str]:
+    """The drifting terms of :data:`DECIDED` that a glossary has no row for."""
+    terms = english_terms(glossary)
+    return [
+        name
+        for name, spelling in DECIDED.items()
+        if not any(re.fullmatch(spelling, term, re.I) for term in terms)
+    ]
+
+
+@pytest.mark.parametrize("language", ("en", *TRANSLATED))
+def test_the_glossary_decides_every_term_that_drifted(language: str) -> None:
+    missing = undecided(_glossary(language))
+    assert not missing, f"docs/{language}/glossary.md decides none of: {missing}"
+
+
+def test_a_glossary_without_a_drifting_term_is_found() -> None:
+    glossary = (
+        "# G\n\n| Term | Meaning | Français | 简体中文 |\n|---|---|---|---|\n"
+        "| runner | A bound policy. | exécuteur | 运行器 |\n"
+        "| worker thread | A thread. | thread de travail | 工作线程 |\n"
+    )
+    missing = undecided(glossary)
+    assert "our runner" not in missing
+    assert "worker" in missing  # a worker thread is not a worker
+    assert "the Agents SDK's Runner" in missing  # case carries the meaning
+    translated = (
+        "# G\n\n| 术语 | 含义 | English | Français |\n|---|---|---|---|\n"
+        "| SDK 的 Runner | x | Runner (OpenAI Agents SDK) | Runner du SDK |\n"
+        "| 映射 | x | mapping, dict | dictionnaire |\n"
+    )
+    assert {"the Agents SDK's Runner", "mapping / dict"}.isdisjoint(undecided(translated))
+
+
 def test_the_settled_chinese_terms_are_in_the_glossary() -> None:
     glossary = _glossary("zh")
     for term in (
