@@ -37,7 +37,10 @@ SPACE_AFTER = re.compile(r"(?<=«) ")
 DECIMAL = re.compile(r"(?<![\w.,])(?P<number>-?\d+\.\d+)(?![\w.])")
 VERSION_BEFORE = re.compile(r"[A-Z][\w.+-]*\s$")
 THOUSANDS = re.compile(r"(?<![\d,.\u202f])\d{1,3}(?:[ \u00a0]\d{3})+(?!\d)")
-PERCENT = re.compile(r"(?<=\d) ?%")
+PERCENT = re.compile(r"(?<=\d)[ \u00a0]?%")
+NARROW_SPACE = re.compile(r"\u202f(?=[:;!?»])|(?<=«)\u202f")
+TIGHT_QUOTE = re.compile(r"«(?=[^\s\u00a0\u202f])|(?<=[^\s\u00a0\u202f])»")
+LINE_START = re.compile(r"^[ \t]*(?:[;:?»]|!(?!\[))", re.M)  # ![image] is no punctuation
 TIMES = re.compile(r"(?<=\d) ?x(?!\w)")
 DOTS = re.compile(r"(?<![\[(=])\.\.\.(?!\])")  # not in code: [...], (..., x=...
 CHINESE = "\u4e00-\u9fff\u3000-\u303f\uff00-\uffef"
@@ -104,7 +107,9 @@ def _number_faults(text: str, offset: int, piece: str) -> list[tuple[int, str]]:
     """Thousands separators, ``%``, ``×`` and ``…`` in one piece of French prose."""
     checks = (
         (THOUSANDS, "thousands separated by a plain or no-break space, write U+202F"),
-        (PERCENT, "write a no-break space before %"),
+        (PERCENT, "write a narrow no-break space (U+202F) before %"),
+        (NARROW_SPACE, "write a no-break space (U+00A0), not U+202F, before : ; ! ? » and after «"),
+        (TIGHT_QUOTE, "write a no-break space inside « »"),
         (TIMES, "x after a number, write ×"),
         (DOTS, "three dots, write …"),
     )
@@ -113,6 +118,12 @@ def _number_faults(text: str, offset: int, piece: str) -> list[tuple[int, str]]:
         for found in pattern.finditer(piece):
             context = piece[max(0, found.start() - 20) : found.end() + 8].replace("\n", " ")
             faults.append((_line(text, offset + found.start()), f"{fault}: {context!r}"))
+    for found in LINE_START.finditer(piece):
+        start = offset + found.start()
+        if start == 0 or text[start - 1] == "\n":  # a line of the text, not a piece, starts so
+            context = piece[found.start() : found.end() + 20].replace("\n", " ")
+            faults.append((_line(text, start), f"a line starts with {found.group(0).strip()!r}, "
+                           f"which its no-break space should keep on the line before: {context!r}"))
     return faults
 
 
@@ -132,6 +143,34 @@ def chinese_faults(text: str) -> list[tuple[int, str]]:
         context = f"{line[-12:]}⏎{following.strip()[:12]}"
         faults.append((index + 1, f"line break in {context!r}"))
     return faults
+
+
+CHINESE_PUNCTUATION = (
+    (re.compile(r"\d[ \u00a0\u202f]%"), "a space before %, Chinese writes 95%"),
+    (
+        re.compile(rf"(?<=[{CHINESE}])[ ]?[,;:?!](?=\s|$|[{CHINESE}])"),
+        "ASCII punctuation in Chinese prose, write ，；：？！",
+    ),
+    (re.compile(r"(?<=[^\s|])[ \u00a0]“|”[ \u00a0](?=[^\s|])"), "a space outside “ ”"),
+    (re.compile(r"、(?:或者|或|和|以及|及|与)"), "、 before a conjunction, write it alone"),
+    (
+        re.compile(r"\([^()\n]*[\u4e00-\u9fff][^()\n]*\)"),
+        "ASCII parentheses around Chinese, write （…）",
+    ),
+)
+
+
+def chinese_punctuation_faults(text: str) -> list[tuple[int, str]]:
+    """The (line, fault) pairs of a Chinese text's punctuation: no space before ``%``, full-width
+    ``，；：？！`` and parentheses around Chinese, no space outside “ ”, no 、 before 或 or 和."""
+    faults: list[tuple[int, str]] = []
+    body = FRONT.sub(lambda found: "\n" * found.group(0).count("\n"), text)
+    for offset, piece in _prose(body):
+        for pattern, fault in CHINESE_PUNCTUATION:
+            for found in pattern.finditer(piece):
+                context = piece[max(0, found.start() - 12) : found.end() + 8].replace("\n", "⏎")
+                faults.append((_line(body, offset + found.start()), f"{fault}: {context!r}"))
+    return sorted(faults)
 
 
 def _without_code_blocks(text: str) -> str:
@@ -157,7 +196,7 @@ def fix_french_spaces(text: str) -> str:
 
 def _fix(prose: str) -> str:
     prose = THOUSANDS.sub(lambda found: re.sub(r"[ \u00a0]", NNBSP, found.group(0)), prose)
-    prose = DOTS.sub("…", PERCENT.sub(NNBSP + "%", prose))
+    prose = DOTS.sub("…", PERCENT.sub(NNBSP + "%", NARROW_SPACE.sub(NBSP, prose)))
     return SPACE_AFTER.sub(NBSP, SPACE_BEFORE.sub(NBSP, prose))
 
 
