@@ -261,6 +261,59 @@ def test_a_glossary_without_a_drifting_term_is_found() -> None:
     assert {"the Agents SDK's Runner", "mapping / dict"}.isdisjoint(undecided(translated))
 
 
+# One meaning per Chinese term (issue 32: 回退 said both fallback and rewind): where a page or a
+# catalog says the term, its English text (the aligned paragraph, or the msgid and its context)
+# says what the term means here, and nothing else.
+CHINESE_MEANINGS = {
+    "回退": r"fall(?:s|ing)? back|fell back|fallback",  # rewind is 回滚
+    "回滚": r"rewind|rewound|roll(?:s|ed)? back|rollback",
+    "模式": r"\bmodes?\b|\bpatterns?\b|\bselection",  # a schema is a Schema
+    "运行器": r"(?-i:\brunners?\b)",  # the SDK's Runner stays Runner
+    "条目": r"\bitems?\b|\bentr(?:y|ies)\b",  # an element of a list
+    "工作进程": r"\bworkers?\b",
+    "工作线程": r"\bthreads?\b",
+    "提示词": r"\bprompt",
+    "计价": r"\bpric|\bcost|\bbill",  # money; tokens are 折算
+    "映射": r"\bmap",
+    "粘性": r"\bsticky",
+    "能力": r"\bcapabilit",
+    "会话 ID": r"\bsession(?:'s)? id",
+    "文字系统": r"\bscripts?\b",
+}
+
+
+def other_meanings(pair: Pair) -> list[str]:
+    """The terms of :data:`CHINESE_MEANINGS` that a translation says where its English text does
+    not say their meaning."""
+    english = f"{prose(pair.english)} {pair.where}"
+    translation = prose(pair.translation)
+    return [
+        term
+        for term, meaning in CHINESE_MEANINGS.items()
+        if term in translation and not re.search(meaning, english, re.I)
+    ]
+
+
+def test_one_chinese_term_has_one_meaning() -> None:
+    pages = [page for page in hand_written_pages() if page.name != "glossary.md"]
+    found = [
+        f"{pair.where}: {term} ({CHINESE_MEANINGS[term]}) in {pair.translation[:80]!r}"
+        for pair in (*catalog_pairs("zh"), *page_pairs("zh", pages))
+        for term in other_meanings(pair)
+    ]
+    assert not found, f"{len(found)} found:\n" + "\n".join(found)
+
+
+def test_a_chinese_term_in_another_meaning_is_found() -> None:
+    rewind = Pair("x", "after an edit or a rewind", "在编辑或回退之后")
+    assert other_meanings(rewind) == ["回退"]
+    assert other_meanings(Pair("x", "after an edit or a rewind", "在编辑或回滚之后")) == []
+    schema = Pair("x", "The output schema, passed on.", "输出模式，原样传递。")
+    assert other_meanings(schema) == ["模式"]
+    sdk = Pair("x", "the SDK's Runner saves the items", "SDK 的运行器会保存条目")
+    assert other_meanings(sdk) == ["运行器"]
+
+
 def test_the_settled_chinese_terms_are_in_the_glossary() -> None:
     glossary = _glossary("zh")
     for term in (
