@@ -167,6 +167,7 @@ def test_the_chinese_punctuation_checker_finds_each_fault() -> None:
         ("修改上下文、只做检查、或报告", "、 before a conjunction"),
         ("图例 LangChain (字典)", "ASCII parentheses"),
         ("注意: 这里", "ASCII punctuation"),
+        ('条目（"reasoning was provided"）', "ASCII quotes"),
     ):
         assert any(fault in found for _, found in chinese_punctuation_faults(text)), (text, fault)
     right = "误差在 1.2% 以内，必须是“error”或“opaque”（字典）：修改、检查或报告。`f(x) = 1 %`"

@@ -152,6 +152,10 @@ CHINESE_PUNCTUATION = (
         "ASCII punctuation in Chinese prose, write ，；：？！",
     ),
     (re.compile(r"(?<=[^\s|])[ \u00a0]“|”[ \u00a0](?=[^\s|])"), "a space outside “ ”"),
+    (
+        re.compile(rf"(?<=[{CHINESE}])[ ]?[\"']|[\"'][ ]?(?=[{CHINESE}])"),
+        "ASCII quotes in Chinese prose, write “ ”",
+    ),
     (re.compile(r"、(?:或者|或|和|以及|及|与)"), "、 before a conjunction, write it alone"),
     (
         re.compile(r"\([^()\n]*[\u4e00-\u9fff][^()\n]*\)"),
@@ -162,7 +166,8 @@ CHINESE_PUNCTUATION = (
 
 def chinese_punctuation_faults(text: str) -> list[tuple[int, str]]:
     """The (line, fault) pairs of a Chinese text's punctuation: no space before ``%``, full-width
-    ``，；：？！`` and parentheses around Chinese, no space outside “ ”, no 、 before 或 or 和."""
+    ``，；：？！``, quotes and parentheses around Chinese, no space outside “ ”, no 、 before 或
+    or 和."""
     faults: list[tuple[int, str]] = []
     body = FRONT.sub(lambda found: "\n" * found.group(0).count("\n"), text)
     for offset, piece in _prose(body):
