@@ -53,7 +53,7 @@ def test_a_catalog_translation_has_the_numbers_and_code_of_its_msgid(
     for pair in catalog_pairs(language, (domain,)):
         differs = difference(pair.where, pair.english, pair.translation, language)
         label = pair.where.split(" [", 1)[1][:-1]
-        if differs is not None and (differs := allowed(differs, language, label)) is not None:
+        if differs is not None and (differs := allowed(differs, f"{language}/{label}")) is not None:
             found.append(differs.describe())
     assert not found, f"{len(found)} found:\n" + "\n".join(found)
 

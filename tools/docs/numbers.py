@@ -23,9 +23,13 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from pathlib import Path
 
+from babel.numbers import get_decimal_symbol, get_group_symbol
+
 from tools.docs.blocks import FENCE, blocks
+from tools.i18n import languages
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -36,29 +40,34 @@ NOT_PROSE = re.compile(
     r"\]\([^)\s]*\)|\]\[[^\]\n]*\]|\{#[^}\n]*\}|\{[\w.]*(?:![rsa])?(?::[^}\n]*)?\}"  # targets, ids
     r"|%\(\w+\)[sdr]|<[^>\n]+>|https?://\S+|&\w+;",  # %-placeholders, tags, URLs, entities
 )
-# a number, possibly grouped by thousands (``,`` in English and Chinese, U+202F, U+00A0 or a space
-# in French), possibly with decimals, and a Chinese 万 or 亿 after it; never part of a name (gpt-4o,
-# H100, v2, #12): what follows it is checked by _is_name
-GROUPED = {
-    "fr": r"\d{1,3}(?:[\u202f\u00a0 ]\d{3})+(?:,\d+)?(?!\d)",
-    "en": r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)",
-}
-NUMBER = {
-    language: re.compile(
-        rf"(?<![\w.\-/#])(?P<number>{grouped}|\d+(?:[.,]\d+)*)(?P<unit>\s?[万亿])?"
-    )
-    for language, grouped in (("fr", GROUPED["fr"]), ("en", GROUPED["en"]), ("zh", GROUPED["en"]))
-}
+# a number, possibly grouped by thousands (the language's group symbol: ``,`` in English and
+# Chinese, U+202F in French, where U+00A0 and a space are read too), possibly with decimals, and a
+# Chinese 万 or 亿 after it; what follows it decides whether it is part of a name (_suffix)
+SPACES = "\u202f\u00a0 "
 ORDINAL_SUFFIX = re.compile(r"st|nd|rd|th|e|er|re|ᵉ|ʳᵉ|ᵉʳ")
 MULTIPLIER = {"万": Decimal(10_000), "亿": Decimal(100_000_000)}
 
 
+@lru_cache(maxsize=8)
+def _symbols(language: str) -> tuple[str, str]:
+    """The (group, decimal) symbols of a language, as CLDR gives them (Babel)."""
+    locale = languages.babel_locale(language)
+    return get_group_symbol(locale), get_decimal_symbol(locale)
+
+
+@lru_cache(maxsize=8)
+def _number_pattern(language: str) -> re.Pattern[str]:
+    group, decimal = _symbols(language)
+    groups = re.escape(SPACES if group in SPACES else group)
+    grouped = rf"\d{{1,3}}(?:[{groups}]\d{{3}})+(?:{re.escape(decimal)}\d+)?(?!\d)"
+    return re.compile(rf"(?<![\w.\-/#])(?P<number>{grouped}|\d+(?:[.,]\d+)*)(?P<unit>\s?[万亿])?")
+
+
 @dataclass(frozen=True)
 class Allowance:
-    """Numbers or code spans that a translated page rightly says differently from its English."""
+    """Numbers or code spans that a translation rightly says differently from its English."""
 
-    language: str
-    page: str  # under docs/<language>/, or the msgctxt of a catalog entry
+    where: str  # a page under docs/ (zh/guides/budgeting.md) or <language>/<msgctxt>
     missing: tuple[str, ...]
     extra: tuple[str, ...]
     reason: str
@@ -70,16 +79,14 @@ tables of retired terms and of terms checked against the English."""
 
 ALLOWED = (
     Allowance(
-        "zh",
-        "guides/budgeting.md",
+        "zh/guides/budgeting.md",
         ("5",),
         ("95",),
         "“从不低于最大计数的 95%” says “never more than 5 % under the largest count” as Chinese "
         "says it",
     ),
     Allowance(
-        "zh",
-        "contributing/regenerating-the-reference.md",
+        "zh/contributing/regenerating-the-reference.md",
         (
             "## Router une étape {#routing-a-step}",
             'print(err.render("fr")) # le message en français',
@@ -88,24 +95,25 @@ ALLOWED = (
         "the example of a translated heading and comment is shown in the page's own language",
     ),
     Allowance(
-        "zh",
-        "contextwise.PartEstimate:paragraph:2:item:2",
+        "zh/contextwise.PartEstimate:paragraph:2:item:2",
         ("1.2",),
         ("1200000",),
         "about 1.2 megapixels is 约 120 万像素, as Chinese counts pixels",
     ),
-    *(
-        Allowance(
-            language,
-            "guides/effort.md",
-            (),
-            ("ModelSpec",),
-            "“the spec” is named by its class, which French and Chinese cannot leave implicit",
-        )
-        for language in ("fr", "zh")
+    Allowance(
+        "fr/guides/effort.md",
+        (),
+        ("ModelSpec",),
+        "« the spec » is named by its class, which French cannot leave implicit",
+    ),
+    Allowance(
+        "zh/guides/effort.md",
+        (),
+        ("ModelSpec",),
+        "“the spec” is named by its class, which Chinese cannot leave implicit",
     ),
 )
-"""The short list of paragraphs whose numbers or code rightly differ, each with its reason."""
+"""The short list of texts whose numbers or code rightly differ, each with its reason."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +155,7 @@ def numbers(text: str, language: str) -> Counter[str]:
     """
     prose = NOT_PROSE.sub(" ", SPAN.sub(" ", FENCE.sub(" ", text)))
     found: Counter[str] = Counter()
-    for match in NUMBER[language if language in NUMBER else "en"].finditer(prose):
+    for match in _number_pattern(language).finditer(prose):
         suffix = _suffix(prose, match.end())
         value = _value(match.group("number"), language)
         if value is None or (suffix and suffix != "k" and not ORDINAL_SUFFIX.fullmatch(suffix)):
@@ -155,7 +163,7 @@ def numbers(text: str, language: str) -> Counter[str]:
         if suffix == "k":  # 50k tokens
             value *= 1000
         unit = (match.group("unit") or "").strip()
-        if unit and language == "zh":
+        if unit:  # 1.5 万
             value *= MULTIPLIER[unit]
         found[_canonical(value)] += 1
     return found
@@ -169,14 +177,14 @@ def _suffix(prose: str, end: int) -> str:
 
 
 def _value(written: str, language: str) -> Decimal | None:
-    """The value of a number as a language writes it, or ``None`` (a version, a date)."""
-    if language == "fr":
-        plain = re.sub(r"[\u202f\u00a0 ]", "", written).replace(",", ".")
+    """The value of a number as a language writes it, or ``None`` (a version such as 3.11.7)."""
+    group, decimal = _symbols(language)
+    if group in SPACES:
+        plain = re.sub(f"[{SPACES}]", "", written)
     else:
-        plain = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", written)
-        plain = plain.replace(",", ".") if re.fullmatch(r"\d+,\d+", plain) else plain
-        plain = plain.replace(" ", "")
-    if plain.count(".") > 1:  # 3.11.7: a version, kept as written
+        plain = re.sub(rf"{re.escape(group)}(?=\d{{3}}(?!\d))", "", written)
+    plain = plain.replace(decimal, ".")
+    if plain.count(".") > 1:
         return None
     try:
         return Decimal(plain)
@@ -202,7 +210,7 @@ def difference(where: str, english: str, translation: str, language: str) -> Dif
         >>> difference("x", "the trim step of `reduce`", "l'étape `trim` de `reduce`", "fr") is None
         True
     """
-    source, target = numbers(english, "en"), numbers(translation, language)
+    source, target = numbers(english, languages.source()), numbers(translation, language)
     source_spans, target_spans = code_spans(english), code_spans(translation)
     said = _plain_words(SPAN.sub(" ", english))
     extra_spans = Counter(
@@ -237,12 +245,12 @@ def _tagged(spans: Counter[str]) -> Counter[str]:
     return Counter({f"`{span}`": count for span, count in spans.items()})
 
 
-def allowed(differs: Difference, language: str, page: str) -> Difference | None:
-    """The difference less what :data:`ALLOWED` accepts on that page; ``None`` when nothing is
-    left."""
+def allowed(differs: Difference, where: str) -> Difference | None:
+    """The difference less what :data:`ALLOWED` accepts there (``zh/guides/budgeting.md``, or
+    ``zh/<msgctxt>`` for a catalog entry); ``None`` when nothing is left."""
     missing, extra = Counter(differs.missing), Counter(differs.extra)
     for allowance in ALLOWED:
-        if (allowance.language, allowance.page) == (language, page):
+        if allowance.where == where:
             missing -= Counter(_spans_tagged(allowance.missing))
             extra -= Counter(_spans_tagged(allowance.extra))
     if not missing and not extra:
@@ -277,9 +285,8 @@ def page_differences(page: Path, english: Path, language: str) -> list[Differenc
         where = f"{_shown(page)}:{line} (paragraph {number})"
         differs = difference(where, source, target, language)
         if differs is not None:
-            differs = allowed(
-                differs, language, english.resolve().relative_to(english_root).as_posix()
-            )
+            relative = english.resolve().relative_to(english_root).as_posix()
+            differs = allowed(differs, f"{language}/{relative}")
         if differs is not None:
             found.append(differs)
     return found
@@ -294,7 +301,7 @@ def _shown(page: Path) -> str:
 def _english_root(english: Path) -> Path:
     """The ``docs/en`` folder an English page lives in."""
     for parent in english.resolve().parents:
-        if parent.name == "en":
+        if parent.name == languages.source():
             return parent
     return english.resolve().parent
 
@@ -314,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args:
         page = Path(name).resolve()
         language, relative = page.relative_to(DOCS).parts[0], page.relative_to(DOCS).parts[1:]
-        found += page_differences(Path(name), DOCS / "en" / Path(*relative), language)
+        english = DOCS / languages.source() / Path(*relative)
+        found += page_differences(Path(name), english, language)
     for differs in found:
         print(differs.describe())
     return 1 if found else 0
