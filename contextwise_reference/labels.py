@@ -62,6 +62,8 @@ LABELS: dict[str, str] = {
     "returns": "Returns:",
     "yields": "Yields:",
     "raises": "Raises:",
+    # a returned value, a yielded value or an exception, and what it means
+    "described": "{item} — {description}",
     # Table columns and cells
     "col:name": "Name",
     "col:type": "Type",

@@ -335,7 +335,7 @@ class Renderer:
         parts = [lead, shown] if shown else [lead]
         line = " ".join(parts)
         if item.description is not None:
-            line += f" — {self.text(item.description)}"
+            line = self.label("described", item=line, description=self.text(item.description))
         return line
 
     def _desc(self, msg: Msg | None) -> str:

@@ -6,6 +6,7 @@ gives; the reader copes with whichever benchmarks the output holds.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -202,7 +203,8 @@ def _words_outside_catalogs(text: str, language: str) -> list[str]:
     if text in labels:
         return []
     found = []
-    for piece in (p.strip(" ()") for p in text.replace(",", " ").split()):
+    # a piece between spaces, commas or parentheses, half-width or full-width ("LangChain（字典）")
+    for piece in re.split(r"[\s,()（）]+", text):
         known = piece in NAMES or any(piece in label for label in labels)
         if piece and not known and not piece.replace("\u202f", "").replace(".", "").isdigit():
             found.append(piece)
@@ -225,6 +227,14 @@ def test_every_text_of_the_committed_charts_is_a_catalog_label_a_name_or_a_numbe
                     f"{path.name}: {w}" for w in _words_outside_catalogs(element.text, language)
                 ]
     assert not found, found
+
+
+def test_the_chinese_legend_puts_the_mode_in_full_width_parentheses() -> None:
+    results = parse((ROOT / "benchmarks" / "results.txt").read_text(encoding="utf-8"))
+    charts = {path.relative_to(ROOT).as_posix(): text for path, text in generate(results).items()}
+    chinese, french = charts["docs/zh/assets/trim-time.svg"], charts["docs/fr/assets/trim-time.svg"]
+    assert "LangChain（字典）" in chinese and "(字典)" not in chinese
+    assert "LangChain (dictionnaires)" in french
 
 
 def test_a_legend_word_outside_the_catalogs_is_found() -> None:

@@ -132,7 +132,12 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
     assert names == ["router", "models", "store", "ttl"]
     wrapper = classes["PolicyModel"].constructor
     assert wrapper is not None
-    assert [param.name for param in wrapper.params][:3] == ["model", "policy", "fragment_id"]
+    assert [param.name for param in wrapper.params][:4] == [
+        "model",
+        "policy",
+        "cache_breakpoints",
+        "fragment_id",
+    ]
     assert not [n for n in sys.modules if n.startswith("contextwise.integrations.")]
 
 
@@ -372,11 +377,21 @@ LAYOUT = {
         "| 名称 | 类型 | 默认值 | 必需 | 说明 |",
         "### 构造函数 {#Shape-constructor}",
         "无参数。",
-        "**返回：** <code>[Shape](#Shape)</code> — 一个新形状，其边长是原来的 `factor` 倍。",
+        "**返回：** <code>[Shape](#Shape)</code>：一个新形状，其边长是原来的 `factor` 倍。",
         "## 函数 {#section-functions}",
         "## 示例 {#section-examples}",
     ],
 }
+
+
+def test_chinese_reference_pages_introduce_a_description_with_a_full_width_colon() -> None:
+    # "{item} — {description}" is a label: Chinese writes "{item}：{description}", never a spaced
+    # em dash, which is no Chinese punctuation
+    pages = sorted((ROOT / "docs" / "zh" / "reference").glob("*.md"))
+    assert pages
+    found = [page.name for page in pages if " — " in page.read_text(encoding="utf-8")]
+    assert not found, found
+    assert "</code>：一个新形状" in golden("zh", "shapes")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -469,8 +484,8 @@ def test_error_codes_are_translated_from_the_package_catalog() -> None:
 
 def test_status_page_shows_the_honest_counts() -> None:
     page = golden("fr", "translation-status")
-    assert "| Français | 150 | 148 | 1 | 1 | 98,7\u202f% |" in page
-    assert "| 简体中文 | 150 | 149 | 0 | 1 | 99.3% |" in golden("zh", "translation-status")
+    assert "| Français | 151 | 149 | 1 | 1 | 98,7\u202f% |" in page
+    assert "| 简体中文 | 151 | 150 | 0 | 1 | 99.3% |" in golden("zh", "translation-status")
 
 
 def _section(page: str, anchor: str) -> list[str]:
@@ -578,8 +593,8 @@ def test_stats_prints_the_totals_last(capsys: pytest.CaptureFixture[str]) -> Non
         "total",
         "coverage",
     ]
-    assert lines[-3].split() == ["fr", "148", "1", "1", "150", "98.7%"]
-    assert lines[-2].split() == ["zh", "149", "0", "1", "150", "99.3%"]
+    assert lines[-3].split() == ["fr", "149", "1", "1", "151", "98.7%"]
+    assert lines[-2].split() == ["zh", "150", "0", "1", "151", "99.3%"]
     assert lines[-1] == "release rule (100 % translated, 0 fuzzy): not met"
     assert cli(FIXTURE, "stats", "--strict") == 1
 

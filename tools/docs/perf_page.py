@@ -240,11 +240,15 @@ def _number(value: float, language: str, digits: int = 2) -> str:
 
 
 def _series(results: Results, language: str) -> list[tuple[str, list[tuple[int, float]]]]:
+    text = site_labels.translator(language)
     series: list[tuple[str, list[tuple[int, float]]]] = []
     for table in results.trim:
-        suffix = f" ({mode_label(table.mode, language)})" if table.mode else ""
-        series.append((f"contextwise{suffix}", [(s, ours) for s, ours, _ in table.rows]))
-        series.append((f"LangChain{suffix}", [(s, theirs) for s, _, theirs in table.rows]))
+        names = ["contextwise", "LangChain"]
+        if table.mode:
+            mode = mode_label(table.mode, language)
+            names = [text("perf:series-mode").format(name=name, mode=mode) for name in names]
+        series.append((names[0], [(s, ours) for s, ours, _ in table.rows]))
+        series.append((names[1], [(s, theirs) for s, _, theirs in table.rows]))
     return series
 
 

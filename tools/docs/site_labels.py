@@ -124,6 +124,7 @@ LABELS: dict[str, str] = {
     "perf:tokens-group:French guides": "French guides",
     "perf:tokens-group:Chinese guides": "Chinese guides",
     "perf:tokens-group:Python source": "Python source",
+    "perf:bench:bench_align.py": "Aligning two histories after an app step",
     "perf:bench:bench_tokens.py": "The token estimate, document by document",
     "perf:bench:bench_calibration.py": "Calibration on a recorded conversation",
     "perf:bench:bench_plan.py": "Planning segments",
@@ -131,6 +132,8 @@ LABELS: dict[str, str] = {
     "perf:bench:bench_route.py": "Routing overhead",
     "perf:bench:bench_session.py": "The session loop: a conversation that grows",
     "perf:bench:bench_cost.py": "The cost of a conversation, with the prompt cache",
+    # a chart series and its mode, as in "LangChain (dicts)"
+    "perf:series-mode": "{name} ({mode})",
     "perf:mode:dicts": "dicts",
     "perf:mode:objects": "objects",
     "perf:cost": "What a conversation costs",

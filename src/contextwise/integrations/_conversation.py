@@ -25,7 +25,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, Generic, NamedTuple, TypeVar, cast
 
 from contextwise import (
     ContextPolicy,
@@ -61,6 +61,18 @@ DEFAULT_MAX_MEMORY_BYTES: Final = 64 * 1024 * 1024
 PAID_KINDS: Final = frozenset({"compress", "app"})
 """The step kinds that cost a call of application code (a summarizer, a mutation): after a
 reduction that missed its target they wait, so a reduction storm never buys them again and again."""
+
+
+class Fitted(NamedTuple, Generic[MessageT]):
+    """The messages a call sends, and how many of the first are what the previous call sent."""
+
+    messages: list[MessageT]
+    """The messages the model should see."""
+    previous: int | None
+    """How many of the first messages are, unchanged, all that the previous call of this
+    conversation sent: where its prompt cache ends (``None`` without a previous call, after a
+    re-sync or when this call changed what the previous one sent)."""
+
 
 ResultCallback = Callable[[ContextResult], object]
 Fingerprint = Callable[[object], str]
@@ -289,7 +301,7 @@ class Conversation:
         to the refusal's target whatever its own limits, and ``overflow.report`` receives the
         report.
         """
-        return run_sync(self._fit(messages, key, pinned, usage, overflow))
+        return run_sync(self._fit(messages, key, pinned, usage, overflow)).messages
 
     async def afit(
         self,
@@ -302,6 +314,30 @@ class Conversation:
     ) -> list[MessageT]:
         """Return the messages the model should see, awaiting async compressors and callbacks;
         the store's calls run in a worker thread. The arguments are those of :meth:`fit`."""
+        return (await run_async(self._fit(messages, key, pinned, usage, overflow))).messages
+
+    def fitted(
+        self,
+        messages: Sequence[MessageT],
+        key: str | None = None,
+        *,
+        pinned: Sequence[str | Mapping[str, Any]] = (),
+        usage: int | None = None,
+        overflow: Overflow | None = None,
+    ) -> Fitted[MessageT]:
+        """:meth:`fit`, with where the previous call's prompt ends (for cache breakpoints)."""
+        return run_sync(self._fit(messages, key, pinned, usage, overflow))
+
+    async def afitted(
+        self,
+        messages: Sequence[MessageT],
+        key: str | None = None,
+        *,
+        pinned: Sequence[str | Mapping[str, Any]] = (),
+        usage: int | None = None,
+        overflow: Overflow | None = None,
+    ) -> Fitted[MessageT]:
+        """:meth:`afit`, with where the previous call's prompt ends (for cache breakpoints)."""
         return await run_async(self._fit(messages, key, pinned, usage, overflow))
 
     # --- one call --------------------------------------------------------------------------------
@@ -313,7 +349,7 @@ class Conversation:
         pinned: Sequence[Any],
         usage: int | None,
         overflow: Overflow | None,
-    ) -> Effects[list[MessageT]]:
+    ) -> Effects[Fitted[MessageT]]:
         """One call, whichever face drives it: the store's calls are blocking effects, and
         ``on_result`` an effect whose awaitable the driver awaits."""
         loaded = yield from self._load(key)
@@ -327,7 +363,7 @@ class Conversation:
         result = self._reported(plan, result, error_code)
         if self.on_result is not None:
             yield from call(self.on_result, result)
-        return self._messages(result)
+        return Fitted(self._messages(result), _kept(plan, remembered, error_code))
 
     def _force(self, plan: _Plan, overflow: Overflow | None) -> None:
         """After a refusal: the call runs every step, with the refusal's target."""
@@ -559,6 +595,20 @@ class Conversation:
 
     def _messages(self, result: ContextResult) -> list[MessageT]:
         return cast(list[MessageT], list(result.fragment(self.fragment_id).messages or ()))
+
+
+def _kept(plan: _Plan, remembered: Remembered | None, error_code: str | None) -> int | None:
+    """How many of the first messages sent are all that the previous call sent, unchanged."""
+    previous = plan.previous
+    if (
+        previous is None
+        or remembered is None
+        or error_code is not None
+        or plan.status != "extended"
+        or remembered.refs[: len(previous.refs)] != previous.refs
+    ):
+        return None
+    return len(previous.refs)
 
 
 def _gap(trigger: int | None, target: int | None) -> int | None:

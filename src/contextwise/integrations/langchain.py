@@ -6,7 +6,7 @@ raises :class:`~contextwise.MissingDependencyError` when LangChain is not instal
 
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Unpack
+from typing import Any, TypeVar, Unpack
 
 from contextwise import (
     DEFAULT_RECALL_LIMIT,
@@ -21,6 +21,7 @@ from contextwise import (
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance, require_string
 from contextwise.integrations import IntegrationOptions
+from contextwise.integrations._breakpoints import SYSTEM, check_flag, choose
 from contextwise.integrations._conversation import conversation_of
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
@@ -119,12 +120,22 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`); with ``models``.
         models: The LangChain chat model of each of the router's labels.
+        cache_breakpoints: Whether to add the prompt-cache markers that the request misses, when
+            the chat model is langchain-anthropic's ``ChatAnthropic``: Anthropic's
+            ``cache_control`` on the system message's last block (on the last tool when there
+            is no system message), on the last message that the previous call of the thread
+            sent, and on the newest message. The markers already there count (those of
+            ``AnthropicPromptCachingMiddleware``, a ``cache_control`` in the model settings), so
+            that the request never carries more than Anthropic's four. They are on the request
+            only: neither the agent state nor the memory of the thread holds them. ``False`` by
+            default.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable, or
+            ``cache_breakpoints`` is not a bool (code ``not_a_bool``).
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
             ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
             ``models`` is not a mapping with one chat model per label of the router (codes
@@ -150,9 +161,11 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         *,
         router: Router | None = None,
         models: Mapping[str, BaseChatModel] | None = None,
+        cache_breakpoints: bool = False,
         **options: Unpack[IntegrationOptions],
     ) -> None:
         super().__init__()
+        self._cache_breakpoints = check_flag(cache_breakpoints)
         self._warned_stateless = False
         self._routing: StepRouting[BaseChatModel] | None = step_routing(
             router, models, "LangChain", BaseChatModel
@@ -177,7 +190,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         usage = _last_input_tokens(request.messages)
         token = current(_thread_id(request))
         try:
-            messages = self._conversation.fit(request.messages, key, pinned=pinned, usage=usage)
+            messages, previous = self._conversation.fitted(
+                request.messages, key, pinned=pinned, usage=usage
+            )
         finally:
             reset(token)
         if key is None:
@@ -189,18 +204,18 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
-            response = handler(fitted)
+            response = handler(self._marked(fitted, previous))
         except Exception as error:
             if not too_long(error, _OVERFLOW):
                 raise
             overflow = _overflow(error, fitted)
-            messages = self._conversation.fit(
+            messages, previous = self._conversation.fitted(
                 request.messages, key, pinned=pinned, overflow=overflow
             )
             if not overflow.reduced:
                 raise attach(error, overflow) from None
             try:
-                response = handler(fitted.override(messages=messages))
+                response = handler(self._marked(fitted.override(messages=messages), previous))
             except Exception as again:
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
@@ -235,7 +250,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         usage = _last_input_tokens(request.messages)
         token = current(_thread_id(request))
         try:
-            messages = await self._conversation.afit(
+            messages, previous = await self._conversation.afitted(
                 request.messages, key, pinned=pinned, usage=usage
             )
         finally:
@@ -250,24 +265,31 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
         try:
-            response = await handler(fitted)
+            response = await handler(self._marked(fitted, previous))
         except Exception as error:
             if not too_long(error, _OVERFLOW):
                 raise
             overflow = _overflow(error, fitted)
-            messages = await self._conversation.afit(
+            messages, previous = await self._conversation.afitted(
                 request.messages, key, pinned=pinned, overflow=overflow
             )
             if not overflow.reduced:
                 raise attach(error, overflow) from None
             try:
-                response = await handler(fitted.override(messages=messages))
+                response = await handler(self._marked(fitted.override(messages=messages), previous))
             except Exception as again:
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
                 raise
         self._record(request, fitted, response, outcome)
         return response if outcome is None else _recorded(response, outcome)
+
+    def _marked(self, request: ModelRequest[Any], previous: int | None) -> ModelRequest[Any]:
+        """The request with the cache markers it misses, when asked for and the chat model is
+        Anthropic's; the request alone carries them (the agent state keeps its messages)."""
+        if not self._cache_breakpoints or not _is_anthropic(request.model):
+            return request
+        return _with_breakpoints(request, previous)
 
     def _stateless(self, history: Sequence[Any], sent: Sequence[Any]) -> None:
         """Warn once when a run without a thread id is reduced: nothing remembers the reduction,
@@ -329,6 +351,97 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """The conversation's key: the middleware's name and the run's thread id, if any."""
         thread_id = _thread_id(request)
         return None if thread_id is None else f"{self.name}:{thread_id}"
+
+
+_Message = TypeVar("_Message", bound=BaseMessage)
+
+_EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+"""The cache marker that ``cache_breakpoints`` puts on a content block."""
+
+_MARKABLE = frozenset({"text", "image", "document", "tool_use", "tool_result", "search_result"})
+"""The content blocks that Anthropic takes a cache marker on (never a thinking block)."""
+
+
+def _is_anthropic(model: object) -> bool:
+    """Whether the chat model is langchain-anthropic's ``ChatAnthropic`` (or a subclass)."""
+    try:
+        from langchain_anthropic import ChatAnthropic
+    except ImportError:
+        return False
+    return isinstance(model, ChatAnthropic)
+
+
+def _with_breakpoints(request: ModelRequest[Any], previous: int | None) -> ModelRequest[Any]:
+    """The request with the markers that :func:`~._breakpoints.choose` finds missing: on the
+    system message's last block (else the last tool's extras), on the last message that the
+    previous call sent and on the newest message; those already present count (another
+    middleware's, a top-level ``cache_control`` in the model settings)."""
+    messages = list(request.messages)
+    # Anthropic wants longer-lived markers before shorter ones: ours take the top-level one's.
+    top = request.model_settings.get("cache_control")
+    marker = dict(top) if isinstance(top, Mapping) else dict(_EPHEMERAL)
+    marked = {index for index, message in enumerate(messages) if _markers(message)}
+    present = sum(_markers(message) for message in messages)
+    system = request.system_message
+    if system is not None and _markers(system):
+        marked.add(SYSTEM)
+        present += _markers(system)
+    present += sum(1 for tool in request.tools if _tool_marked(tool))
+    if request.model_settings.get("cache_control") and messages:
+        # Automatic caching: Anthropic puts it on the last block, the newest message.
+        marked.add(len(messages) - 1)
+        present += 1
+    last_tool = request.tools[-1] if request.tools else None
+    pinned = (system is not None and bool(system.content)) or isinstance(last_tool, BaseTool)
+    overrides: dict[str, Any] = {}
+    for position in choose(
+        len(messages), pinned=pinned, previous=previous, marked=marked, present=present
+    ):
+        if position != SYSTEM:
+            messages[position] = _mark(messages[position], marker)
+        elif system is not None and system.content:
+            overrides["system_message"] = _mark(system, marker)
+        elif isinstance(last_tool, BaseTool):
+            extras = {**(last_tool.extras or {}), "cache_control": marker}
+            tagged = last_tool.model_copy(update={"extras": extras})
+            overrides["tools"] = [*request.tools[:-1], tagged]
+    return request.override(messages=messages, **overrides)
+
+
+def _markers(message: BaseMessage) -> int:
+    """How many cache markers a message's content blocks carry."""
+    content = message.content
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for block in content if isinstance(block, dict) and "cache_control" in block)
+
+
+def _tool_marked(tool: object) -> bool:
+    """Whether a tool carries a cache marker (in a LangChain tool's extras, or a dict tool)."""
+    if isinstance(tool, BaseTool):
+        return "cache_control" in (tool.extras or {})
+    return isinstance(tool, dict) and "cache_control" in tool
+
+
+def _mark(message: _Message, marker: Mapping[str, Any]) -> _Message:
+    """A copy of the message with ``marker`` on its last block that takes one (a text content
+    becomes one text block); the message itself when no block takes one."""
+    content = message.content
+    if isinstance(content, str):
+        if not content.strip():
+            return message
+        blocks: list[Any] = [{"type": "text", "text": content, "cache_control": dict(marker)}]
+        return message.model_copy(update={"content": blocks})
+    blocks = list(content)
+    for index in range(len(blocks) - 1, -1, -1):
+        block = blocks[index]
+        if isinstance(block, str) and block.strip():
+            blocks[index] = {"type": "text", "text": block, "cache_control": dict(marker)}
+            return message.model_copy(update={"content": blocks})
+        if isinstance(block, dict) and block.get("type") in _MARKABLE:
+            blocks[index] = {**block, "cache_control": dict(marker)}
+            return message.model_copy(update={"content": blocks})
+    return message
 
 
 def _model_name(model: object, message: AIMessage) -> str | None:

@@ -15,12 +15,13 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Any, Final, Unpack
 
 from contextwise import (
     DEFAULT_RECALL_LIMIT,
     ContextPolicy,
     MissingDependencyError,
+    ModelSpec,
     PolicyRunner,
     RouteOutcome,
     Router,
@@ -31,6 +32,7 @@ from contextwise._checks import require_instance
 from contextwise._effects import call_blocking, run_async
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
+from contextwise.integrations._breakpoints import check_flag, choose
 from contextwise.integrations._conversation import conversation_of, fingerprint
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
@@ -387,13 +389,24 @@ class PolicyModel(Model):
             ``OpenAIChatCompletionsModel``, a :class:`RoutedModel`...).
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
+        cache_breakpoints: Whether to add OpenAI's explicit prompt-cache breakpoints
+            (``prompt_cache_breakpoint``) that the input misses, when the wrapped model is an
+            ``OpenAIResponsesModel`` or an ``OpenAIChatCompletionsModel`` (or a
+            :class:`RoutedModel` of them): on the last item that the previous call of the
+            conversation sent, and on the newest item, counting the breakpoints already there so
+            that a request never carries more than four. The instructions and the tools are
+            passed on as they are, with no breakpoint of their own: they are the start of every
+            cached prefix. A LiteLLM model receives none, as the Agents SDK passes no Anthropic
+            ``cache_control`` through. They are on the request only: neither the session nor the
+            run's items hold them. ``False`` by default.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
         InvalidTypeError: When ``model`` is not an Agents SDK ``Model`` (code
-            ``not_an_instance``), or ``on_result`` or a compressor or app is not callable.
+            ``not_an_instance``), ``on_result`` or a compressor or app is not callable, or
+            ``cache_breakpoints`` is not a bool (code ``not_a_bool``).
 
     Examples:
         >>> from agents import OpenAIResponsesModel
@@ -410,9 +423,12 @@ class PolicyModel(Model):
         self,
         model: Model,
         policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+        *,
+        cache_breakpoints: bool = False,
         **options: Unpack[IntegrationOptions],
     ) -> None:
         require_instance(model, Model, "model", "Model")
+        self._cache_breakpoints = check_flag(cache_breakpoints)
         self._model = model
         self._counted: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
@@ -481,7 +497,9 @@ class PolicyModel(Model):
             )
             self._count(key, response.usage)
             self._book.record(
-                book, usage_from(response.usage, source="openai-agents"), model=self._name()
+                book,
+                usage_from(response.usage, source="openai-agents"),
+                model=self._served_by(response.output),
             )
             return response
 
@@ -604,29 +622,50 @@ class PolicyModel(Model):
         name = getattr(self._model, "model", None)
         return name if isinstance(name, str) and name else None
 
+    def _served_by(self, output: Sequence[Any]) -> ModelSpec | str | None:
+        """What served a call, for its price: the route's model spec (with its prices) when the
+        wrapped model is a :class:`RoutedModel` that remembers the route of ``output``, else the
+        wrapped model's name."""
+        if isinstance(self._model, RoutedModel):
+            spec = self._model._served(output)
+            if spec is not None:
+                return spec
+        return self._name()
+
     async def _fit(self, call: _Call, key: str | None, book: str | None) -> list[Any]:
         """The call's items fitted, its summaries recorded in the ledger ``book``."""
         _FITTED[0] += 1
         token = current(book)
         try:
-            return await self._conversation.afit(
+            items, previous = await self._conversation.afitted(
                 call.items, key, pinned=call.pinned, usage=self._usage(key)
             )
         finally:
             reset(token)
+        return self._marked(items, previous)
+
+    def _marked(self, items: list[Any], previous: int | None) -> list[Any]:
+        """The items with the OpenAI cache breakpoints they miss, when asked for and the wrapped
+        model sends Responses or Chat Completions requests; the items themselves are not changed
+        (the session and the run keep them as they were)."""
+        if not self._cache_breakpoints or not _takes_breakpoints(self._model):
+            return items
+        return _with_breakpoints(items, previous)
 
     def usage(self, conversation: object = None) -> UsageSummary:
         """The usage and cost of a conversation: its model calls and the summaries its policy paid
         for.
 
         Each call's ``usage`` is recorded with the wrapped model's name (a stream's, from its
-        completed response), and each summary that a compressor returned with its usage (a
-        :func:`summarizer`), in the ledger of the conversation: in ``store`` when one was given
-        (it survives a restart), else in this process. A conversation is named by what its runs
-        started from: the first input given to ``Runner.run`` (its text, or its first item), or
-        the ``conversation_id`` of a conversation that the provider keeps. A call is priced by
-        :func:`~contextwise.cost`, from genai-prices' table for the model's name; a call with no
-        known price is counted in ``unpriced_calls``.
+        completed response), or, when the wrapped model is a :class:`RoutedModel`, with the
+        model spec of the call's route; each summary that a compressor returned with its usage
+        (a :func:`summarizer`) is recorded too, in the ledger of the conversation: in ``store``
+        when one was given (it survives a restart), else in this process. A conversation is
+        named by what its runs started from: the first input given to ``Runner.run`` (its text,
+        or its first item), or the ``conversation_id`` of a conversation that the provider
+        keeps. A call is priced by :func:`~contextwise.cost`: with the prices of its route's
+        :class:`~contextwise.ModelSpec`, else from genai-prices' table for the model's name; a
+        call with no known price is counted in ``unpriced_calls``.
 
         Args:
             conversation: The first input of the conversation's runs (a text or an item), or
@@ -667,14 +706,100 @@ class PolicyModel(Model):
         overflow = Overflow(read_refusal(error), reserve=call.settings.max_tokens)
         token = current(book)
         try:
-            items = await self._conversation.afit(
+            items, previous = await self._conversation.afitted(
                 call.items, key, pinned=call.pinned, overflow=overflow
             )
         finally:
             reset(token)
         if not overflow.reduced:
             raise attach(error, overflow)
-        return overflow, items
+        return overflow, self._marked(items, previous)
+
+
+_BREAKPOINT: Final[Mapping[str, str]] = {"mode": "explicit"}
+"""OpenAI's explicit cache breakpoint, on an input content part."""
+
+_MARKABLE = frozenset({"input_text", "input_image", "input_file"})
+"""The input content parts that take a ``prompt_cache_breakpoint``."""
+
+_INPUT_ROLES = frozenset({"user", "system", "developer"})
+"""The roles of the messages whose content is input content (an assistant's is output)."""
+
+
+def _takes_breakpoints(model: Model) -> bool:
+    """Whether the model sends OpenAI requests, which take ``prompt_cache_breakpoint``: the Agents
+    SDK's Responses and Chat Completions models (the Chat Completions converter carries the field
+    over), or a :class:`RoutedModel` whose models all do."""
+    from agents import OpenAIChatCompletionsModel, OpenAIResponsesModel
+
+    if isinstance(model, RoutedModel):
+        return all(_takes_breakpoints(each) for each in model.models.values())
+    return isinstance(model, OpenAIResponsesModel | OpenAIChatCompletionsModel)
+
+
+def _with_breakpoints(items: list[Any], previous: int | None) -> list[Any]:
+    """Copies of the items, with a breakpoint where :func:`~._breakpoints.choose` finds one
+    missing: at the end of what the previous call sent and on the newest item that takes one. The
+    instructions and tools are passed as they are, with no place for a breakpoint."""
+    marked = {index for index, item in enumerate(items) if _breakpoints(item)}
+    present = sum(_breakpoints(item) for item in items)
+    newest = next(
+        (index for index in range(len(items) - 1, -1, -1) if _content_of(items[index])), None
+    )
+    count = 0 if newest is None else newest + 1
+    end = None if previous is None else min(previous, count)
+    result = list(items)
+    for position in choose(count, pinned=False, previous=end, marked=marked, present=present):
+        result[position] = _mark(result[position])
+    return result
+
+
+def _content_of(item: object) -> str | list[Any] | None:
+    """The input content of an item that may take a breakpoint: a message of an input role's
+    content, a function call output's output; ``None`` otherwise."""
+    if not isinstance(item, Mapping):
+        return None
+    if item.get("type") == "function_call_output":
+        content = item.get("output")
+    elif item.get("type", "message") == "message" and item.get("role") in _INPUT_ROLES:
+        content = item.get("content")
+    else:
+        return None
+    if isinstance(content, str):
+        return content or None
+    if isinstance(content, list) and any(_markable(part) for part in content):
+        return content
+    return None
+
+
+def _markable(part: object) -> bool:
+    return isinstance(part, Mapping) and part.get("type") in _MARKABLE
+
+
+def _breakpoints(item: object) -> int:
+    """How many breakpoints an item's input content already carries."""
+    content = _content_of(item)
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for part in content if _markable(part) and "prompt_cache_breakpoint" in part)
+
+
+def _mark(item: Any) -> Any:
+    """A copy of the item with a breakpoint on its last input part (a text becomes one
+    ``input_text`` part); the item itself when nothing takes one."""
+    field = "output" if item.get("type") == "function_call_output" else "content"
+    content = _content_of(item)
+    if isinstance(content, str):
+        parts: list[Any] = [
+            {"type": "input_text", "text": content, "prompt_cache_breakpoint": dict(_BREAKPOINT)}
+        ]
+        return {**item, field: parts}
+    if content is None:
+        return item
+    parts = list(content)
+    last = max(index for index, part in enumerate(parts) if _markable(part))
+    parts[last] = {**parts[last], "prompt_cache_breakpoint": dict(_BREAKPOINT)}
+    return {**item, field: parts}
 
 
 class _Call:
@@ -1029,6 +1154,17 @@ class RoutedModel(Model):
             await run_async(call_blocking(save))
         except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
             return
+
+    def _served(self, output: Sequence[Any]) -> ModelSpec | None:
+        """The model spec of the route that produced ``output``, remembered under its items'
+        ids; ``None`` when none of them has an id."""
+        with self._lock:
+            for item in output:
+                found = _item_id(item)
+                if found is not None and found in self._routes:
+                    choice = self._routes[found][1]["choice"]
+                    return self._routing.router.models.get(choice)
+        return None
 
 
 _ROUTE_KEY_PREFIX = "agents-route:"

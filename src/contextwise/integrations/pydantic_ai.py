@@ -26,6 +26,7 @@ from contextwise._checks import require_string
 from contextwise.effort import Effort
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
+from contextwise.integrations._breakpoints import MAX_BREAKPOINTS, SYSTEM, check_flag, choose
 from contextwise.integrations._conversation import Conversation, conversation_of, fingerprint
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
@@ -55,6 +56,7 @@ try:
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.exceptions import ModelContextWindowExceededError, RetryModelRequest
     from pydantic_ai.messages import (
+        CachePoint,
         ModelMessage,
         ModelRequest,
         ModelResponse,
@@ -161,13 +163,23 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`); with ``models``.
         models: The pydantic-ai model of each of the router's labels.
+        cache_breakpoints: Whether to add the prompt-cache breakpoints that the request misses,
+            through pydantic-ai's own means: its ``cache`` setting, with which pydantic-ai marks
+            the instructions, the tools and the newest message for each provider that takes
+            breakpoints (Anthropic, Bedrock, OpenRouter, OpenAI from ``gpt-5.6`` on), and a
+            ``CachePoint`` at the end of what the previous request of the conversation sent. A
+            cache setting already in force (the ``Caching`` capability's, a provider's own) is
+            left as it is and counts, as do the messages' ``CachePoint`` parts, so that a
+            request never carries more than four. They are on the request only: the run's
+            history never holds them. ``False`` by default.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``).
-        InvalidTypeError: When ``on_result`` or a compressor or app is not callable, or ``store``
-            cannot keep conversations.
+        InvalidTypeError: When ``on_result`` or a compressor or app is not callable, ``store``
+            cannot keep conversations, or ``cache_breakpoints`` is not a bool (code
+            ``not_a_bool``).
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
             ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
             ``models`` is not a mapping with one model per label of the router (codes
@@ -190,6 +202,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     _routing: StepRouting[Model] | None
     _pending: dict[tuple[str | None, int], RouteOutcome]
     _steps: dict[tuple[str | None, int], "_Step"]
+    _cache_breakpoints: bool
 
     def __init__(
         self,
@@ -197,8 +210,10 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         *,
         router: Router | None = None,
         models: Mapping[str, Model] | None = None,
+        cache_breakpoints: bool = False,
         **options: Unpack[IntegrationOptions],
     ) -> None:
+        self._cache_breakpoints = check_flag(cache_breakpoints)
         self._routing = step_routing(router, models, "pydantic-ai", Model)
         self._pending = {}
         self._steps = {}
@@ -234,7 +249,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         )
         tokens = current(step.key), _RUN_USAGE.set(ctx.usage)
         try:
-            messages = await self._conversation.afit(
+            messages, previous = await self._conversation.afitted(
                 step.history,
                 step.key,
                 pinned=step.pinned,
@@ -246,6 +261,9 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         _bounded(self._steps, (ctx.run_id, ctx.run_step), step)
         messages = _carried_parts(request_context.messages, step.restored(messages), step)
         fitted = replace(request_context, messages=_join_system_parts(messages))
+        if self._cache_breakpoints:
+            end = None if previous is None else _joined_positions(messages)[previous - 1] + 1
+            fitted = _with_breakpoints(fitted, end)
         if self._routing is None:
             return fitted
         outcome, model = await self._routing.aroute(_routing_context(self._routing, fitted))
@@ -654,6 +672,85 @@ def _previous_route(routing: StepRouting[Model], response: ModelResponse) -> obj
         if getattr(model, "model_name", None) == response.model_name
     ]
     return {"choice": labels[0]} if len(labels) == 1 else None
+
+
+_CACHE_SETTINGS: Final = ("_cache_instructions", "_cache_tool_definitions", "_cache_messages")
+"""The endings of the provider-specific cache settings (``anthropic_cache_instructions``,
+``bedrock_cache_messages``...), which take precedence over the unified ``cache`` setting."""
+
+
+def _with_breakpoints(request: ModelRequestContext, previous: int | None) -> ModelRequestContext:
+    """The request with the cache breakpoints it misses, through pydantic-ai's own means: the
+    unified ``cache`` setting for the instructions, the tools and the newest message (pydantic-ai
+    places them for each provider that takes them), and a ``CachePoint`` at the end of what the
+    previous call sent. The markers already there count: a ``cache`` setting or a provider's own
+    cache settings in force (the ``Caching`` capability's), and the ``CachePoint`` parts."""
+    settings: dict[str, Any] = dict(request.model_settings or {})
+    messages = list(request.messages)
+    parameters = request.model_request_parameters
+    has_instructions = bool(getattr(parameters, "instruction_parts", None)) or any(
+        isinstance(message, ModelRequest) and message.instructions for message in messages
+    )
+    has_tools = bool([*parameters.function_tools, *getattr(parameters, "output_tools", ())])
+    marked = {index for index, message in enumerate(messages) if _cache_points(message)}
+    present = sum(_cache_points(message) for message in messages)
+    own = [key for key in settings if key.endswith(_CACHE_SETTINGS) or key == "anthropic_cache"]
+    configured = "cache" in settings or bool(own)
+    if settings.get("cache") or own:
+        # Caching is configured already (its markers count, wherever they go): nothing is added
+        # to the settings, only the end of the previous call.
+        marked.update({SYSTEM, len(messages) - 1})
+        present += int(has_instructions) + int(has_tools) + 1
+    # With both instructions and tools, the pinned prefix takes two markers.
+    limit = MAX_BREAKPOINTS - int(has_instructions and has_tools and not configured)
+    chosen = choose(
+        len(messages),
+        pinned=has_instructions or has_tools,
+        previous=previous,
+        marked=marked,
+        present=present,
+        limit=limit,
+    )
+    if not configured and (SYSTEM in chosen or len(messages) - 1 in chosen):
+        newest = len(messages) - 1 in chosen
+        settings["cache"] = True if newest else {"messages": False}
+    for position in chosen:
+        message = messages[position] if 0 <= position < len(messages) - 1 else None
+        if isinstance(message, ModelRequest):
+            messages[position] = replace(
+                message, parts=[*message.parts, UserPromptPart([CachePoint()])]
+            )
+    return replace(request, messages=messages, model_settings=cast(ModelSettings, settings))
+
+
+def _cache_points(message: ModelMessage) -> int:
+    """How many ``CachePoint`` parts a message's user prompts hold."""
+    if not isinstance(message, ModelRequest):
+        return 0
+    return sum(
+        1
+        for part in message.parts
+        if isinstance(part, UserPromptPart) and not isinstance(part.content, str)
+        for item in part.content
+        if isinstance(item, CachePoint)
+    )
+
+
+def _joined_positions(messages: Sequence[ModelMessage]) -> list[int]:
+    """Where each message lands once :func:`_join_system_parts` merged the requests of system
+    parts alone into the request that follows them."""
+    positions: list[int] = []
+    system_only: list[bool] = []
+    for message in messages:
+        alone = isinstance(message, ModelRequest) and all(
+            isinstance(part, SystemPromptPart) for part in message.parts
+        )
+        if isinstance(message, ModelRequest) and system_only and system_only[-1]:
+            system_only[-1] = alone
+        else:
+            system_only.append(alone and bool(getattr(message, "parts", ())))
+        positions.append(len(system_only) - 1)
+    return positions
 
 
 def _split_system_parts(
