@@ -457,7 +457,8 @@ class Renderer:
         """A percentage with one decimal, spaced and signed as the language writes it."""
         locale = Locale.parse(languages.babel_locale(self.language))
         pattern = locale.percent_formats[None].pattern.replace("#,##0", "#,##0.0")
-        return format_percent(ratio, pattern, locale=locale)
+        # a narrow no-break space before the sign, as French typography sets it (CLDR has both)
+        return format_percent(ratio, pattern, locale=locale).replace("\u00a0%", "\u202f%")
 
 
 def _cell(text: str) -> str:

@@ -35,10 +35,19 @@ GOOD = {
 BAD = {"mode": "reduce", "triggerChars": "60", "colour": "blue"}
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
+
+
+def run(
+    *args: str, cwd: Path, locale: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the command in an environment without a locale (English), or with ``locale``'s
+    variables (``{"LANG": "fr_FR.UTF-8"}``)."""
     assert SCRIPT is not None
+    env = {key: value for key, value in os.environ.items() if key not in LOCALE_VARIABLES}
     return subprocess.run(
-        [SCRIPT, *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8", check=False
+        [SCRIPT, *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8", check=False,
+        env={**env, **(locale or {})},
     )
 
 
@@ -91,6 +100,101 @@ def test_check_speaks_french_and_chinese(folder: Path, lang: str) -> None:
     for line, original in zip(translated, english, strict=True):
         assert line != original
         assert line.split(": ")[:2] == original.split(": ")[:2]  # the file and the code stay
+
+
+# what argparse writes (help, usage line, usage errors) in the command's language (issue 32)
+SAID = {
+    "en": {
+        "usage": "usage: contextwise policy check",
+        "help": "show this help message and exit",
+        "file": "a .json or .toml policy file",
+        "heading": "\noptions:\n",
+        "missing": "contextwise policy check: error: the following arguments are required: FILE",
+        "unknown": "contextwise: error: unrecognized arguments: --colour",
+        "choice": "argument --lang: invalid choice: 'de'",
+    },
+    "fr": {
+        "usage": "utilisation\u00a0: contextwise policy check",
+        "help": "afficher ce message d'aide et quitter",
+        "file": "un fichier de politique .json ou .toml",
+        "heading": "\noptions\u00a0:\n",
+        "missing": "contextwise policy check\u00a0: erreur\u00a0: les arguments suivants sont "
+        "obligatoires\u00a0: FILE",
+        "unknown": "contextwise\u00a0: erreur\u00a0: arguments non reconnus\u00a0: --colour",
+        "choice": "argument --lang\u00a0: choix non valide\u00a0: 'de'",
+    },
+    "zh": {
+        "usage": "用法：contextwise policy check",
+        "help": "显示此帮助信息并退出",
+        "file": ".json 或 .toml 策略文件",
+        "heading": "\n选项：\n",
+        "missing": "contextwise policy check：错误：缺少以下必需参数：FILE",
+        "unknown": "contextwise：错误：无法识别的参数：--colour",
+        "choice": "参数 --lang：无效的取值：'de'",
+    },
+}
+
+
+def said(folder: Path, *args: str, locale: dict[str, str] | None = None) -> dict[str, str]:
+    """What the command writes, in one language, for help, a missing argument, an unknown option
+    and a wrong choice (``args`` choose the language: ``--lang fr`` or nothing)."""
+    help_text = run("policy", "check", *args, "--help", cwd=folder, locale=locale)
+    missing = run("policy", "check", *args, cwd=folder, locale=locale)
+    unknown = run("policy", "check", "good.json", *args, "--colour", cwd=folder, locale=locale)
+    assert help_text.returncode == 0 and {missing.returncode, unknown.returncode} == {2}
+    found = {"help": help_text.stdout, "missing": missing.stderr, "unknown": unknown.stderr}
+    if not args:  # an unsupported --lang: the environment's language says so
+        wrong = run("policy", "check", "good.json", "--lang", "de", cwd=folder, locale=locale)
+        found["choice"] = wrong.stderr
+    return found
+
+
+def assert_says(output: dict[str, str], lang: str) -> None:
+    words = SAID[lang]
+    assert output["help"].startswith(words["usage"])
+    for key in ("help", "file", "heading"):
+        assert words[key] in output["help"], (key, output["help"])
+    assert output["missing"].startswith(words["usage"])
+    assert output["missing"].rstrip("\n").endswith(words["missing"])
+    assert words["unknown"] in output["unknown"]
+    assert words["choice"] in output.get("choice", words["choice"])
+    if lang != "en":  # nothing of argparse's English is left
+        for key in ("help", "file", "missing", "unknown"):
+            assert SAID["en"][key] not in " ".join(output.values())
+
+
+@pytest.mark.parametrize("lang", ["fr", "zh"])
+def test_help_usage_and_usage_errors_speak_the_lang_option(folder: Path, lang: str) -> None:
+    assert_says(said(folder, "--lang", lang), lang)
+    # the language is read wherever --lang stands, in any spelling of it
+    late = run("policy", "check", "--help", f"--lang={lang}_FR", cwd=folder)
+    assert late.stdout.startswith(SAID[lang]["usage"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "locale"),
+    [
+        ("fr", {"LANG": "fr_FR.UTF-8"}),
+        ("zh", {"LC_ALL": "zh_CN.UTF-8", "LANG": "fr_FR.UTF-8"}),  # LC_ALL wins, as in POSIX
+        ("fr", {"LC_MESSAGES": "fr_CA.UTF-8", "LANG": "zh_CN.UTF-8"}),
+    ],
+)
+def test_help_usage_errors_and_problems_speak_the_environments_locale(
+    folder: Path, lang: str, locale: dict[str, str]
+) -> None:
+    assert_says(said(folder, locale=locale), lang)
+    problems = run("policy", "check", "bad.json", cwd=folder, locale=locale).stdout
+    assert problems == run("policy", "check", "bad.json", "--lang", lang, cwd=folder).stdout
+    # --lang wins over the environment
+    english = run("policy", "check", "bad.json", "--lang", "en", cwd=folder, locale=locale)
+    assert english.stdout == run("policy", "check", "bad.json", cwd=folder).stdout
+
+
+@pytest.mark.parametrize("locale", [None, {"LANG": "C.UTF-8"}, {"LC_ALL": "de_DE.UTF-8"}])
+def test_help_and_usage_errors_stay_english_without_a_supported_locale(
+    folder: Path, locale: dict[str, str] | None
+) -> None:
+    assert_says(said(folder, locale=locale), "en")
 
 
 def test_check_writes_json_for_ci(folder: Path) -> None:

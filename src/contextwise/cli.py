@@ -11,6 +11,10 @@ any file has a problem: a CI job runs it on every policy file. ``policy audit`` 
 export included) and prints what ``reduce`` would change.
 ``schema`` prints the JSON Schema of policy files. The command needs nothing beyond the library.
 
+It speaks the language that ``--lang`` names or, without it, the environment's locale
+(``LC_ALL``, ``LC_MESSAGES`` or ``LANG``, the first one set; English for any other language): its
+messages, its help, its usage line and argparse's usage errors, all from the catalog.
+
 It never prints a traceback: a problem is a line with its code. The exit status is 0 when every
 file is valid, 1 when a file has a problem, 2 when the command cannot run as asked (a wrong
 command line, as argparse reports it, or an output it cannot write: closed, or on a full disk),
@@ -27,15 +31,16 @@ import argparse
 import copy
 import json
 import os
+import re
 import stat
 import sys
 import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, TextIO
+from typing import Any, Final, NoReturn, TextIO
 
 from contextwise import __version__
 from contextwise._checks import MAX_DEPTH, too_deep
-from contextwise._translation import N_, Message, short_text
+from contextwise._translation import N_, Message, match_locale, short_text
 from contextwise.counting import EstimateCounter
 from contextwise.errors import (
     ContextwiseError,
@@ -103,6 +108,43 @@ _HEADERS: tuple[Message, ...] = (
 )
 
 
+# The command line's own words: its help, and argparse's usage line, section titles and errors.
+_DESCRIPTION = N_("Check and audit contextwise policy files.")
+_HELP_POLICY = N_("check or audit policy files")
+_HELP_CHECK = N_("report every problem of policy files")
+_HELP_AUDIT = N_("report what the policy would change on a history")
+_HELP_FILE = N_("a .json or .toml policy file")
+_HELP_HISTORY = N_(
+    "a JSON list of fragments, an object with a 'fragments' list, a list of messages, or a session "
+    "export (an object with a 'messages' list)"
+)
+_HELP_LANG = N_("the language of messages")
+_HELP_SCHEMA = N_("print the JSON Schema of policy files")
+_HELP_HELP = N_("show this help message and exit")
+_HELP_VERSION = N_("show program's version number and exit")
+_USAGE = N_("usage: ")
+_POSITIONALS = N_("positional arguments")
+_OPTIONALS = N_("options")
+_HEADING = N_("{title}:")
+_ERROR = N_("{prog}: error: {message}")
+# argparse's error messages, in the English that argparse writes: each is read back from
+# argparse's text and said again in the command's language (``{message}`` read recursively)
+_ARGPARSE_ERRORS: Final = (
+    N_("argument {argument}: {message}"),
+    N_("the following arguments are required: {arguments}"),
+    N_("unrecognized arguments: {arguments}"),
+    N_("invalid choice: {value} (choose from {choices})"),
+    N_("ambiguous option: {option} could match {matches}"),
+    N_("expected one argument"),
+    N_("expected at least one argument"),
+    N_("expected at most one argument"),
+    N_("one of the arguments {arguments} is required"),
+    N_("not allowed with argument {argument}"),
+    N_("ignored explicit argument {value}"),
+)
+_LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``contextwise`` command.
 
@@ -129,14 +171,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     locale: Locale = "en"
     try:
         try:
-            args = _parser().parse_args(argv)
+            locale = requested_locale(sys.argv[1:] if argv is None else argv, os.environ)
+            args = _parser(locale).parse_args(argv)
         except SystemExit as stop:  # argparse printed the usage error (or the help) itself
             status = stop.code if isinstance(stop.code, int) else EXIT_USAGE
             return _finish(sys.stdout, status, locale)
         except (TypeError, ValueError, AttributeError):  # main() called with arguments not strings
             _say("usage_error", translate(_NOT_STRINGS, {}, locale))
             return EXIT_USAGE
-        locale = normalize_locale(getattr(args, "lang", "en"))
+        locale = normalize_locale(getattr(args, "lang", locale))
         stream = sys.stdout
         if stream is None:  # started with its standard output closed (``>&-``)
             raise _OutputFailed(None, "closed")
@@ -245,9 +288,106 @@ def _silence(out: TextIO) -> None:
         pass
 
 
+def requested_locale(argv: Sequence[object], environ: Mapping[str, str]) -> Locale:
+    """Return the language the command speaks: ``--lang`` when the command line gives a supported
+    one, else the environment's locale (``LC_ALL``, then ``LC_MESSAGES``, then ``LANG``, the
+    first one set, as POSIX reads them), else English.
+
+    Examples:
+        >>> requested_locale(["policy", "check", "p.json", "--lang", "zh"], {"LANG": "fr_FR.UTF-8"})
+        'zh'
+        >>> requested_locale(["policy", "check", "p.json"], {"LANG": "fr_FR.UTF-8"})
+        'fr'
+        >>> requested_locale(["schema"], {"LC_ALL": "C", "LANG": "zh_CN.UTF-8"})
+        'en'
+    """
+    words = [word for word in argv if isinstance(word, str)]
+    for index, word in enumerate(words):
+        name, equals, value = word.partition("=")
+        if len(name) > 3 and "--lang".startswith(name):  # argparse takes --lan, --la too
+            given = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+            if (found := match_locale(given)) is not None:
+                return found
+    for variable in _LOCALE_VARIABLES:
+        if environ.get(variable):
+            return match_locale(environ[variable]) or "en"
+    return "en"
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, whose usage line starts with the catalog's "usage: " and whose
+    section headings end with the language's colon (``options :``, ``选项：``)."""
+
+    def __init__(self, prog: str, locale: Locale = "en") -> None:
+        super().__init__(prog)
+        self.locale = locale
+        self._headings: list[str] = []
+
+    def start_section(self, heading: str | None) -> None:
+        """Start a section of the help; its heading is said with the language's colon."""
+        if heading:
+            self._headings.append(heading)
+        super().start_section(heading)
+
+    def format_help(self) -> str:
+        """The help text, each section heading followed by the language's colon."""
+        lines = super().format_help().split("\n")
+        for index, line in enumerate(lines):
+            if line.endswith(":") and line[:-1] in self._headings:
+                lines[index] = translate(_HEADING, {"title": line[:-1]}, self.locale)
+        return "\n".join(lines)
+
+    def add_usage(
+        self,
+        usage: str | None,
+        actions: Any,
+        groups: Any,
+        prefix: str | None = None,
+    ) -> None:
+        """Add the usage line, prefixed with "usage: " in the command's language."""
+        if prefix is None:
+            prefix = translate(_USAGE, {}, self.locale)
+        super().add_usage(usage, actions, groups, prefix)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose help, version and usage errors are written like the rest of the
-    output: a failure to write them is reported, where argparse would ignore it."""
+    """argparse's parser, speaking the command's language, whose help, version and usage errors
+    are written like the rest of the output: a failure to write them is reported, where argparse
+    would ignore it.
+
+    Its help, section titles, usage line and errors come from the catalog: the errors that
+    argparse writes in English are read back against their English messages
+    (:data:`_ARGPARSE_ERRORS`) and said again in the command's language.
+    """
+
+    def __init__(self, prog: str | None = None, *, locale: Locale = "en", **kwargs: Any) -> None:
+        kwargs["add_help"] = False  # the help option is added below, its help translated
+        super().__init__(prog, **kwargs)
+        self.locale = locale
+        titles = {_POSITIONALS.singular: _POSITIONALS, _OPTIONALS.singular: _OPTIONALS}
+        for group in self._action_groups:
+            if group.title in titles:
+                group.title = translate(titles[group.title], {}, locale)
+        self.add_argument(
+            "-h",
+            "--help",
+            action="help",
+            default=argparse.SUPPRESS,
+            help=translate(_HELP_HELP, {}, locale),
+        )
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return _Formatter(self.prog, self.locale)
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the error in the command's language, and exit with status 2."""
+        self.print_usage(sys.stderr)
+        said = translate(
+            _ERROR,
+            {"prog": self.prog, "message": argparse_message(message, self.locale)},
+            self.locale,
+        )
+        self.exit(EXIT_USAGE, said + "\n")
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if file is None and sys.stdout is None:  # the help or the version, to a closed output
@@ -257,33 +397,59 @@ class _Parser(argparse.ArgumentParser):
             _Output(stream).write(message)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="contextwise", description="Check and audit contextwise policy files.")
-    parser.add_argument("--version", action="version", version=f"contextwise {__version__}")
+def argparse_message(message: str, locale: Locale) -> str:
+    """Return one of argparse's English error messages in a locale (as it is when the catalog
+    does not know it).
+
+    Examples:
+        >>> argparse_message("the following arguments are required: FILE", "fr")
+        'les arguments suivants sont obligatoires\xa0: FILE'
+        >>> argparse_message("argument --lang: invalid choice: 'de' (choose from 'en')", "zh")
+        "参数 --lang：无效的取值：'de'（可选值：'en'）"
+    """
+    for template in _ARGPARSE_ERRORS:
+        found = _english_pattern(template.singular).fullmatch(message)
+        if found is not None:
+            params = dict(found.groupdict())
+            if "message" in params:
+                params["message"] = argparse_message(params["message"], locale)
+            return translate(template, params, locale)
+    return message
+
+
+def _english_pattern(english: str) -> re.Pattern[str]:
+    """The regular expression that reads a message back: each ``{name}`` is a named group."""
+    parts = re.split(r"\{(\w+)\}", english)
+    pattern = "".join(
+        re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)"
+        for index, part in enumerate(parts)
+    )
+    return re.compile(pattern, re.S)
+
+
+def _parser(locale: Locale = "en") -> argparse.ArgumentParser:
+    def say(message: Message) -> str:
+        return translate(message, {}, locale)
+
+    parser = _Parser(prog="contextwise", description=say(_DESCRIPTION), locale=locale)
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"contextwise {__version__}",
+        help=say(_HELP_VERSION),
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    policy = commands.add_parser("policy", help="check or audit policy files")
+    policy = commands.add_parser("policy", help=say(_HELP_POLICY), locale=locale)
     policy_commands = policy.add_subparsers(dest="policy_command", required=True)
-    check = policy_commands.add_parser("check", help="report every problem of policy files")
-    check.add_argument("files", nargs="+", metavar="FILE", help="a .json or .toml policy file")
-    audit = policy_commands.add_parser(
-        "audit", help="report what the policy would change on a history"
-    )
-    audit.add_argument("file", metavar="FILE", help="a .json or .toml policy file")
-    audit.add_argument(
-        "--history",
-        required=True,
-        metavar="HISTORY.json",
-        help=(
-            "a JSON list of fragments, an object with a 'fragments' list, a list of messages, or "
-            "a session export (an object with a 'messages' list)"
-        ),
-    )
+    check = policy_commands.add_parser("check", help=say(_HELP_CHECK), locale=locale)
+    check.add_argument("files", nargs="+", metavar="FILE", help=say(_HELP_FILE))
+    audit = policy_commands.add_parser("audit", help=say(_HELP_AUDIT), locale=locale)
+    audit.add_argument("file", metavar="FILE", help=say(_HELP_FILE))
+    audit.add_argument("--history", required=True, metavar="HISTORY.json", help=say(_HELP_HISTORY))
     for sub in (check, audit):
-        sub.add_argument(
-            "--lang", default="en", choices=SUPPORTED_LOCALES, help="the language of messages"
-        )
+        sub.add_argument("--lang", default=locale, choices=SUPPORTED_LOCALES, help=say(_HELP_LANG))
         sub.add_argument("--format", default="text", choices=("text", "json"))
-    commands.add_parser("schema", help="print the JSON Schema of policy files")
+    commands.add_parser("schema", help=say(_HELP_SCHEMA), locale=locale)
     return parser
 
 
@@ -664,9 +830,7 @@ def _audit(path: str, history: str, locale: Locale, form: str, out: _Output) -> 
     return EXIT_OK
 
 
-def _check_failed(
-    path: str, err: ContextwiseError, locale: Locale, form: str, out: _Output
-) -> int:
+def _check_failed(path: str, err: ContextwiseError, locale: Locale, form: str, out: _Output) -> int:
     if form == "json":
         records = [_problem_record(path, problem, locale) for problem in err.problems]
         payload = {"ok": False, "files": [shown_path(path)], "problems": records}

@@ -484,7 +484,7 @@ def test_error_codes_are_translated_from_the_package_catalog() -> None:
 
 def test_status_page_shows_the_honest_counts() -> None:
     page = golden("fr", "translation-status")
-    assert "| Français | 151 | 149 | 1 | 1 | 98,7\u00a0% |" in page
+    assert "| Français | 151 | 149 | 1 | 1 | 98,7\u202f% |" in page
     assert "| 简体中文 | 151 | 150 | 0 | 1 | 99.3% |" in golden("zh", "translation-status")
 
 

@@ -91,7 +91,7 @@ def test_extract_update_render_give_every_label_translated(inkwell: Path) -> Non
         status = page(inkwell, language, "translation-status")  # explains the marker, once
         assert status.count(MARKER) == 1
     assert "# fr: Inkwell API" in page(inkwell, "fr", "index")
-    counts = "| Français | 92 | 92 | 0 | 0 | 100,0\u00a0% |"
+    counts = "| Français | 92 | 92 | 0 | 0 | 100,0\u202f% |"
     assert counts in page(inkwell, "fr", "translation-status")
     assert run(inkwell, "render", "--check") == 0
 

@@ -20,6 +20,7 @@ from tools.docs.typography import (
     NBSP,
     NNBSP,
     chinese_faults,
+    chinese_punctuation_faults,
     fix_french_spaces,
     french_faults,
     join_chinese_lines,
@@ -121,6 +122,80 @@ def test_the_chinese_checker_finds_a_hard_wrapped_paragraph_and_the_joiner_mends
     assert [line for line, _ in chinese_faults(text)] == [1]
     assert join_chinese_lines(text).startswith("上下文策略裁剪历史。\n\n- 列表\n- 项目")
     assert "代码\n行" in join_chinese_lines(text)
+
+
+def test_the_checker_finds_french_percent_quote_and_line_start_faults() -> None:
+    """Issue 32: U+202F before %, a no-break space (U+00A0) inside « » and before : ; ! ? »,
+    and no line of prose that starts with the punctuation its space should have kept back."""
+    for text, fault in (
+        (f"2{NBSP}% de la fenêtre", "U+202F) before %"),
+        (f"le mot{NNBSP}: suite", "not U+202F"),
+        (f"«{NNBSP}oui{NBSP}»", "not U+202F"),
+        (f"«oui{NBSP}»", "inside « »"),
+        (f"«{NBSP}oui»", "inside « »"),
+        ("la fenêtre\n: la suite", "a line starts with ':'"),
+        (f"«{NBSP}oui\n» dit-il", "a line starts with '»'"),
+    ):
+        assert any(fault in found for _, found in french_faults(text)), (text, fault)
+    right = f"2{NNBSP}% de la fenêtre{NBSP}: «{NBSP}oui{NBSP}»{NBSP}!\n\n![Figure](a.svg)\n"
+    assert french_faults(right) == []
+    assert fix_french_spaces(f"2{NBSP}% et{NNBSP}: «{NNBSP}x") == f"2{NNBSP}% et{NBSP}: «{NBSP}x"
+
+
+@pytest.mark.parametrize(
+    "page", CHINESE_PAGES, ids=lambda page: page.relative_to(ROOT / "docs").as_posix()
+)
+def test_chinese_pages_punctuate_full_width(page: Path) -> None:
+    faults = chinese_punctuation_faults(page.read_text(encoding="utf-8"))
+    assert not faults, "\n".join(f"{page.relative_to(ROOT)}:{line}: {f}" for line, f in faults)
+
+
+@pytest.mark.parametrize("domain", ["contextwise", "reference", "site"])
+def test_chinese_messages_punctuate_full_width(domain: str) -> None:
+    found = [
+        f"[{where}] {fault}"
+        for where, string in _strings("zh", domain)
+        for _, fault in chinese_punctuation_faults(string)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_chinese_punctuation_checker_finds_each_fault() -> None:
+    for text, fault in (
+        ("误差在 1.2 % 以内", "before %"),
+        ("必须是 “error” 或 “opaque”", "outside “ ”"),
+        ("修改上下文、只做检查、或报告", "、 before a conjunction"),
+        ("图例 LangChain (字典)", "ASCII parentheses"),
+        ("注意: 这里", "ASCII punctuation"),
+        ('条目（"reasoning was provided"）', "ASCII quotes"),
+    ):
+        assert any(fault in found for _, found in chinese_punctuation_faults(text)), (text, fault)
+    right = "误差在 1.2% 以内，必须是“error”或“opaque”（字典）：修改、检查或报告。`f(x) = 1 %`"
+    assert chinese_punctuation_faults(right) == []
+    assert chinese_punctuation_faults("| “{value}”不是 |") == []  # a cell starts with a quote
+
+
+def test_the_chinese_checker_finds_a_soft_break_next_to_code_latin_or_a_link() -> None:
+    """A break inside a Chinese paragraph shows as a stray space whatever stands beside it
+    (issue 32: message-shapes.md rendered “`group_messages`、 `tool_units`”, “JPEG、 GIF”)."""
+    for text in (
+        "把 `group_messages`、\n`tool_units` 用于分组。\n",
+        "图像数据（PNG、JPEG、\nGIF、WebP）。\n",
+        "返回的对象。\ncontextwise 在所有地方都接受它们。\n",
+        "- [`Usage`][contextwise.Usage]、\n  [`WithUsage`][contextwise.WithUsage]\n",
+        "见 [术语表](glossary.md)\n和指南。\n",
+    ):
+        assert [line for line, _ in chinese_faults(text)] == [1], text
+    for text in (
+        "- 列表\n- 项目\n1. 第一\n2. 第二\n",  # list items
+        "| 术语 | 含义 |\n|---|---|\n| 词元 | token |\n",  # a table
+        "## 标题\n正文。\n",  # a heading, then its paragraph
+        "An English\nparagraph.\n",  # not Chinese prose
+        "---\nenglish_version: abc\n---\n\n正文。\n",  # front matter
+        "```text\n代码\n行\n```\n",  # a code block
+        "第一行。  \n第二行。\n",  # a hard break Markdown keeps
+    ):
+        assert chinese_faults(text) == [], text
 
 
 @pytest.mark.parametrize("domain", ["contextwise", "reference", "site"])

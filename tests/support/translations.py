@@ -15,13 +15,12 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
+from tools.docs.blocks import FENCE, blocks
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 DOMAINS = ("contextwise", "reference", "site")
 GENERATED = ("reference", "performance.md")  # written by gen_sdk_reference and perf_page
-FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$",
-                   re.M | re.S)
 CODE = re.compile(
     r":\w+:`[^`\n]*`|``.+?``|`[^`\n]*`"  # roles and inline code
     r"|\]\([^)\s]*\)|\]\[[^\]\n]*\]|\{#[^}\n]*\}|\{\w*\}"  # link targets, ids, placeholders
@@ -69,22 +68,6 @@ def hand_written_pages() -> list[Path]:
         for path in (DOCS / "en").rglob("*.md")
         if path.relative_to(DOCS / "en").parts[0] not in GENERATED
     )
-
-
-def blocks(markdown: str) -> list[str]:
-    """The blocks of a page: paragraphs, lists, tables, headings, code blocks (kept whole)."""
-    body = FRONT_MATTER.sub("", markdown)
-    found: list[str] = []
-    start = 0
-    for fence in FENCE.finditer(body):
-        found += _paragraphs(body[start : fence.start()])
-        found.append(fence.group(0))
-        start = fence.end()
-    return found + _paragraphs(body[start:])
-
-
-def _paragraphs(text: str) -> list[str]:
-    return [block.strip("\n") for block in re.split(r"\n[ \t]*\n", text) if block.strip()]
 
 
 def page_pairs(language: str, pages: list[Path] | None = None) -> Iterator[Pair]:

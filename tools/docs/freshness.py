@@ -13,6 +13,9 @@ Commands (run from the repository's root)::
     python -m tools.docs.freshness stamp PAGE...  # after updating PAGE, record the English version
 
 ``stamp`` is the last step of a translation: update the French or Chinese page first, then stamp it.
+It refuses (exit status 2, one line per paragraph) while a paragraph of the page holds other numbers
+or other inline code than its English paragraph (tools/docs/numbers.py): a sentence left behind
+when the English changed is caught before the stamp says the page is up to date.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from contextwise_reference.freshness import (
     recorded_version,
     stamp_text,
 )
+from tools.docs.numbers import page_differences
 from tools.i18n import languages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,14 +55,38 @@ def stale(docs: Path = DOCS) -> list[Translation]:
     return [translation for translation in translations(docs) if not translation.fresh]
 
 
+class NumbersDiffer(ValueError):
+    """A page to stamp has a paragraph whose numbers or code differ from its English paragraph's:
+    the translation is not up to date, whatever its stamp would say."""
+
+
 def stamp(pages: list[Path], docs: Path = DOCS) -> list[Path]:
-    """Record the current English version in each page; return the pages that changed."""
+    """Record the current English version in each page; return the pages that changed.
+
+    Nothing is stamped while a paragraph of one of the pages holds other numbers or other code
+    than its English paragraph (tools/docs/numbers.py): :class:`NumbersDiffer` names each one.
+    """
     known = {t.page.resolve(): t for t in translations(docs)}
-    changed: list[Path] = []
+    found: list[Translation] = []
     for page in pages:
         translation = known.get(page.resolve())
         if translation is None:
             raise ValueError(f"{page} is not a translated page with an English counterpart")
+        found.append(translation)
+    differences = [
+        differs.describe()
+        for translation in found
+        for differs in page_differences(
+            translation.page, translation.english,
+            translation.page.resolve().relative_to(docs.resolve()).parts[0],
+        )
+    ]
+    if differences:
+        raise NumbersDiffer("\n".join(
+            f"not stamped: {line} (update the translation, then stamp)" for line in differences
+        ))
+    changed: list[Path] = []
+    for page, translation in zip(pages, found, strict=True):
         text = page.read_text(encoding="utf-8")
         updated = stamp_text(text, translation.current)
         if updated != text:
@@ -77,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "stamp":
         try:
-            changed = stamp(args.pages)
+            changed = stamp(args.pages, DOCS)
         except ValueError as error:
             print(error, file=sys.stderr)
             return 2
@@ -94,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
 __all__ = [
     "KEY",
+    "NumbersDiffer",
     "Translation",
     "blob_id",
     "recorded_version",
