@@ -132,7 +132,9 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
     assert names == ["router", "models", "store", "ttl"]
     wrapper = classes["PolicyModel"].constructor
     assert wrapper is not None
-    assert [param.name for param in wrapper.params][:3] == ["model", "policy", "fragment_id"]
+    assert [param.name for param in wrapper.params][:4] == [
+        "model", "policy", "provider_editing", "fragment_id"
+    ]
     assert not [n for n in sys.modules if n.startswith("contextwise.integrations.")]
 
 

@@ -22,6 +22,7 @@ from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance, require_string
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._conversation import conversation_of
+from contextwise.integrations._editing import Editing, ProviderEditing, editing_of
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -112,6 +113,15 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     across a restart too, with no memory of its own. The step is the number of AI messages in
     the history, plus one.
 
+    With ``provider_editing="anthropic"``, the policy's ``clear`` steps are sent as Anthropic's
+    context management instead (:func:`~contextwise.anthropic_context_management`): the
+    request's model settings carry ``context_management`` and ``betas``, which ``ChatAnthropic``
+    sends as they are, added to those the chat model already has. With ``"openai"``, its
+    ``compress`` steps are sent as the Responses API's compaction
+    (:func:`~contextwise.openai_context_management`), and ``ChatOpenAI`` then calls the
+    Responses API. The delegated steps no longer run here (except in the retry after a refusal,
+    which runs every step), and the report's ``conversation.delegated_steps`` names them.
+
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
@@ -119,11 +129,19 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             :class:`~contextwise.ModelRouter`, a :class:`~contextwise.RuleRouter` or any
             :class:`~contextwise.Router`); with ``models``.
         models: The LangChain chat model of each of the router's labels.
+        provider_editing: ``"anthropic"`` or ``"openai"``: the provider that applies the
+            policy's ``clear`` (or ``compress``) steps on its side; ``None``, the default, runs
+            every step here.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
-            options come with a runner (code ``runner_with_options``).
+            options come with a runner (code ``runner_with_options``); with ``provider_editing``,
+            when the policy has no token limits (codes ``provider_char_limits``,
+            ``provider_trigger_required``) or runs no step of the provider's kind (code
+            ``provider_editing_nothing``).
+        InvalidValueError: When ``provider_editing`` names no provider (code
+            ``invalid_choice``).
         InvalidTypeError: When ``on_result`` or a compressor or app is not callable.
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
             ``router_needs_models``), ``router`` is not a router (code ``invalid_router``), or
@@ -150,6 +168,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         *,
         router: Router | None = None,
         models: Mapping[str, BaseChatModel] | None = None,
+        provider_editing: ProviderEditing | None = None,
         **options: Unpack[IntegrationOptions],
     ) -> None:
         super().__init__()
@@ -159,6 +178,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         )
         self._output_limits = _output_limits(self._routing)
         self._conversation = conversation_of(policy, options)
+        self._editing = editing_of(provider_editing, self._conversation.runner.policy)
+        if self._editing is not None:
+            self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the thread's ledger before on_result runs.
         self._usage = UsageBook(options.get("store"), self.name)
         self._conversation.on_result = self._usage.recording(self._conversation.on_result)
@@ -188,6 +210,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
             outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
+        fitted = _edited(fitted, self._editing)
         try:
             response = handler(fitted)
         except Exception as error:
@@ -249,6 +272,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             outcome, model = await self._routing.aroute(context)
             outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
+        fitted = _edited(fitted, self._editing)
         try:
             response = await handler(fitted)
         except Exception as error:
@@ -469,6 +493,21 @@ def _routed(
         spec = spec.model_copy(update={"max_output_tokens": limits[outcome.choice]})
     settings = {**request.model_settings, **effort_options(spec, outcome.effort)}
     return request.override(model=model, model_settings=settings)
+
+
+def _edited(request: ModelRequest[Any], editing: Editing | None) -> ModelRequest[Any]:
+    """The request with the provider's context editing in its model settings (the chat model's
+    keyword arguments), added to the betas and edits the settings or the chat model have."""
+    if editing is None:
+        return request
+    settings = dict(request.model_settings)
+    model = request.model
+    if editing.provider == "anthropic":
+        betas = settings.get("betas", getattr(model, "betas", None))
+        settings["betas"] = editing.merged_betas(betas)
+    existing = settings.get("context_management", getattr(model, "context_management", None))
+    settings["context_management"] = editing.merged(existing)
+    return request.override(model_settings=settings)
 
 
 def _recorded(response: ModelResponse[Any], outcome: RouteOutcome) -> ModelResponse[Any]:

@@ -32,6 +32,7 @@ from contextwise._effects import call_blocking, run_async
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._conversation import conversation_of, fingerprint
+from contextwise.integrations._editing import Editing, ProviderEditing, editing_of, unsupported
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     StepRouting,
@@ -58,7 +59,16 @@ from contextwise.session._records import check_store
 from contextwise.usage import Usage, WithUsage, usage_from
 
 try:
-    from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks
+    from agents import (
+        FunctionTool,
+        Model,
+        ModelResponse,
+        ModelSettings,
+        ModelTracing,
+        OpenAIChatCompletionsModel,
+        OpenAIResponsesModel,
+        RunHooks,
+    )
     from agents.memory import Session
     from agents.run_config import CallModelData, ModelInputData, RunConfig
     from openai import BadRequestError
@@ -382,16 +392,37 @@ class PolicyModel(Model):
     ``usage``): with a counter, the next call of the conversation measures its tokens as that
     count plus the estimate of the items added since.
 
+    With ``provider_editing="anthropic"``, the policy's ``clear`` steps are sent as Anthropic's
+    context management instead (:func:`~contextwise.anthropic_context_management`): the model
+    settings' ``extra_body`` carries ``context_management`` and their ``extra_headers`` the
+    ``anthropic-beta`` header, which a Chat Completions model sends as they are (a
+    ``LitellmModel`` that reaches Anthropic); an ``OpenAIResponsesModel`` cannot send them. With
+    ``"openai"``, its ``compress`` steps are sent as the Responses API's compaction
+    (:func:`~contextwise.openai_context_management`), in the settings' ``extra_args`` of an
+    ``OpenAIResponsesModel``; an ``OpenAIChatCompletionsModel`` cannot send it (the Chat
+    Completions API has no compaction). Both are added to the edits and betas the settings
+    already have. The delegated steps no longer run here (except in the retry after a refusal,
+    which runs every step), and the report's ``conversation.delegated_steps`` names them.
+
     Args:
         model: The Agents SDK model that serves the calls (an ``OpenAIResponsesModel``, an
             ``OpenAIChatCompletionsModel``, a :class:`RoutedModel`...).
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
+        provider_editing: ``"anthropic"`` or ``"openai"``: the provider that applies the
+            policy's ``clear`` (or ``compress``) steps on its side; ``None``, the default, runs
+            every step here.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
-            options come with a runner (code ``runner_with_options``).
+            options come with a runner (code ``runner_with_options``); with ``provider_editing``,
+            when the policy has no token limits (codes ``provider_char_limits``,
+            ``provider_trigger_required``) or runs no step of the provider's kind (code
+            ``provider_editing_nothing``), or the model cannot send it (code
+            ``provider_editing_unsupported``).
+        InvalidValueError: When ``provider_editing`` names no provider (code
+            ``invalid_choice``).
         InvalidTypeError: When ``model`` is not an Agents SDK ``Model`` (code
             ``not_an_instance``), or ``on_result`` or a compressor or app is not callable.
 
@@ -410,6 +441,8 @@ class PolicyModel(Model):
         self,
         model: Model,
         policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
+        *,
+        provider_editing: ProviderEditing | None = None,
         **options: Unpack[IntegrationOptions],
     ) -> None:
         require_instance(model, Model, "model", "Model")
@@ -417,6 +450,9 @@ class PolicyModel(Model):
         self._counted: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
         self._conversation = conversation_of(policy, options)
+        self._editing = _agents_editing(provider_editing, model, self._conversation.runner.policy)
+        if self._editing is not None:
+            self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the conversation's ledger first.
         self._book = UsageBook(options.get("store"), "PolicyModel")
         self._conversation.on_result = self._book.recording(self._conversation.on_result)
@@ -465,12 +501,13 @@ class PolicyModel(Model):
         key = None if previous_response_id or conversation_id else call.key()
         book = conversation_id or key
         fitted = await self._fit(call, key, book)
+        settings = _edited_settings(model_settings, self._editing)
 
         async def send(items: list[Any]) -> ModelResponse:
             response = await self._model.get_response(
                 system_instructions,
                 items,
-                model_settings,
+                settings,
                 tools,
                 output_schema,
                 handoffs,
@@ -533,12 +570,13 @@ class PolicyModel(Model):
         key = None if previous_response_id or conversation_id else call.key()
         book = conversation_id or key
         fitted = await self._fit(call, key, book)
+        settings = _edited_settings(model_settings, self._editing)
 
         def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
             return self._model.stream_response(
                 system_instructions,
                 items,
-                model_settings,
+                settings,
                 tools,
                 output_schema,
                 handoffs,
@@ -675,6 +713,43 @@ class PolicyModel(Model):
         if not overflow.reduced:
             raise attach(error, overflow)
         return overflow, items
+
+
+def _agents_editing(
+    provider_editing: object, model: Model, policy: ContextPolicy
+) -> Editing | None:
+    """The provider's context editing, checked against the model that must send it: OpenAI's
+    compaction only through the Responses API, Anthropic's edits not to OpenAI's."""
+    editing = editing_of(provider_editing, policy)
+    if editing is None:
+        return None
+    if editing.provider == "openai" and isinstance(model, OpenAIChatCompletionsModel):
+        raise unsupported(model, "openai", "OpenAIResponsesModel")
+    if editing.provider == "anthropic" and isinstance(model, OpenAIResponsesModel):
+        raise unsupported(model, "anthropic", "LitellmModel")
+    return editing
+
+
+def _edited_settings(settings: ModelSettings, editing: Editing | None) -> ModelSettings:
+    """The model settings with the provider's context editing: Anthropic's in the extra body
+    and the ``anthropic-beta`` header, OpenAI's compaction in the extra arguments of the
+    Responses call; added to the edits and betas the settings already have."""
+    if editing is None:
+        return settings
+    if editing.provider == "openai":
+        arguments = dict(settings.extra_args or {})
+        arguments["context_management"] = editing.merged(arguments.get("context_management"))
+        with_arguments: ModelSettings = dataclasses.replace(settings, extra_args=arguments)
+        return with_arguments
+    headers = dict(settings.extra_headers or {})
+    found = headers.get("anthropic-beta")
+    betas = [beta.strip() for beta in found.split(",")] if isinstance(found, str) else None
+    headers["anthropic-beta"] = ",".join(editing.merged_betas(betas))
+    extra = settings.extra_body
+    body = dict(extra) if isinstance(extra, Mapping) else {}
+    body["context_management"] = editing.merged(body.get("context_management"))
+    edited: ModelSettings = dataclasses.replace(settings, extra_headers=headers, extra_body=body)
+    return edited
 
 
 class _Call:
