@@ -605,3 +605,84 @@ def test_agents_sdk_refuses_anthropic_edits_on_the_responses_api() -> None:
             counter=EstimateCounter(),
         )
     assert raised.value.code == "provider_editing_unsupported"
+
+
+# --- one call path: PolicyModel around a RoutedModel ---------------------------------------------
+
+
+def named_models(*names: str) -> dict[str, Any]:
+    """Offline Agents SDK models with a name: each records the items and settings it receives
+    and answers with a message (with an id) and a usage."""
+    from agents import Model, ModelResponse, Usage
+    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
+    class Named(Model):
+        def __init__(self, name: str) -> None:
+            self.model = name
+            self.calls: list[tuple[Any, Any]] = []
+
+        async def get_response(
+            self, system_instructions: Any, input: Any, model_settings: Any, *args: Any,
+            **kwargs: Any,
+        ) -> ModelResponse:
+            self.calls.append((input, model_settings))
+            text = ResponseOutputText(annotations=[], text="done", type="output_text")
+            message = ResponseOutputMessage(
+                id=f"msg_{self.model}_{len(self.calls)}", content=[text], role="assistant",
+                status="completed", type="message",
+            )
+            usage = Usage(requests=1, input_tokens=100, output_tokens=10, total_tokens=110)
+            return ModelResponse(output=[message], usage=usage, response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    return {name: Named(name) for name in names}
+
+
+def test_agents_sdk_policy_model_around_a_routed_model_is_one_call_path() -> None:
+    from contextwise import ModelSpec, RuleRouter
+    from contextwise.integrations.openai_agents import PolicyModel, RoutedModel
+
+    models = named_models("gpt-5-mini", "gpt-5")
+    router = RuleRouter(
+        [], default="fast",
+        models={"fast": ModelSpec(name="gpt-5-mini", effort="low"), "deep": ModelSpec(name="gpt-5")},
+    )
+    routed = RoutedModel(router, models={"fast": models["gpt-5-mini"], "deep": models["gpt-5"]})
+    trim = {
+        "mode": "reduce", "trigger_chars": 400, "target_input_chars": 200,
+        "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}],
+    }
+    results: list[ContextResult] = []
+    model = PolicyModel(routed, trim, on_result=results.append)
+    items: list[dict[str, Any]] = []
+    for n in range(6):
+        items += [
+            {"role": "user", "content": f"Question {n}: " + "why? " * 10},
+            {"role": "assistant", "content": f"Answer {n}: " + "because. " * 5},
+        ]
+    items.append({"role": "user", "content": "And now?"})
+    assert run_agents(model, items).final_output == "done"
+    # The chosen model is called directly, with the policy's context and the route's effort.
+    (sent, settings), = models["gpt-5-mini"].calls
+    assert len(sent) < len(items) and sent[-1]["content"] == "And now?"
+    assert settings.reasoning.effort == "low"
+    assert results[-1].report.changes[0].id == "turns"
+    # Its usage is recorded under the chosen model's name.
+    summary = model.usage(items[0])
+    assert list(summary.by_model) == ["gpt-5-mini"]
+    assert summary.total.calls == 1 and summary.total.usage.input_tokens == 100
+
+
+def test_agents_sdk_routed_model_alone_sends_the_items_as_they_are() -> None:
+    from contextwise import ModelSpec, RuleRouter
+    from contextwise.integrations.openai_agents import RoutedModel
+
+    models = named_models("gpt-5-mini")
+    router = RuleRouter([], default="fast", models={"fast": ModelSpec(name="gpt-5-mini")})
+    items = [{"role": "user", "content": "Question " * 200}]
+    assert run_agents(RoutedModel(router, models={"fast": models["gpt-5-mini"]}), items)
+    (sent, settings), = models["gpt-5-mini"].calls
+    assert sent == items
+    assert settings.reasoning is None

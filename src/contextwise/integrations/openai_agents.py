@@ -56,7 +56,7 @@ from contextwise.recalling import answer
 from contextwise.session import ConversationStore
 from contextwise.session._conversations import check_ttl
 from contextwise.session._records import check_store
-from contextwise.usage import Usage, WithUsage, usage_from
+from contextwise.usage import Usage, UsageSource, WithUsage, usage_from
 
 try:
     from agents import (
@@ -357,7 +357,176 @@ class PolicySession:
         await self.session.clear_session()
 
 
-class PolicyModel(Model):
+class _ModelCalls(Model):
+    """The call path of :class:`PolicyModel` and :class:`RoutedModel`: fit the items (the
+    policy), choose the model that serves them (the route), send, count and record the usage,
+    and reduce again once after a refusal as too long. Without a policy the items go as they are
+    and a refusal is the provider's own error."""
+
+    _editing: Editing | None = None
+
+    def __init__(self) -> None:
+        self._counted: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    async def _respond(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        """One call: the items fitted, the serving model chosen, the response recorded; a refusal
+        as too long reduced and sent once more."""
+        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
+        key = None if previous_response_id or conversation_id else call.key()
+        book = conversation_id or key
+        fitted = await self._fit(call, key, book)
+        served = await self._serve(call, fitted, _edited_settings(model_settings, self._editing))
+
+        async def send(items: list[Any]) -> ModelResponse:
+            response = await served.model.get_response(
+                system_instructions,
+                items,
+                served.settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+            self._count(key, response.usage)
+            self._record(book, response.usage, "openai-agents", served.name)
+            return response
+
+        try:
+            response = await send(fitted)
+        except BadRequestError as error:
+            overflow = await self._refit(error, call, key, book)
+            try:
+                response = await send(overflow[1])
+            except BadRequestError as again:
+                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+        await served.answered(response.output)
+        return response
+
+    async def _stream(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        """One streamed call, as :meth:`_respond`; retried only before its first event."""
+        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
+        key = None if previous_response_id or conversation_id else call.key()
+        book = conversation_id or key
+        fitted = await self._fit(call, key, book)
+        served = await self._serve(call, fitted, _edited_settings(model_settings, self._editing))
+
+        def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
+            return served.model.stream_response(
+                system_instructions,
+                items,
+                served.settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+
+        started = False
+        try:
+            async for event in send(fitted):
+                started = True
+                await self._counted_event(key, book, event, served)
+                yield event
+        except BadRequestError as error:
+            if started:
+                raise
+            overflow = await self._refit(error, call, key, book)
+            try:
+                async for event in send(overflow[1]):
+                    await self._counted_event(key, book, event, served)
+                    yield event
+            except BadRequestError as again:
+                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+
+    def _usage(self, key: str | None) -> int | None:
+        """The provider's count of the input tokens of the conversation's last call."""
+        if key is None:
+            return None
+        with self._lock:
+            return self._counted.get(key)
+
+    def _count(self, key: str | None, usage: object) -> None:
+        """Keep the provider's count of a call's input tokens (a bounded table)."""
+        count = getattr(usage, "input_tokens", None)
+        if key is None or not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+            return
+        with self._lock:
+            self._counted[key] = count
+            self._counted.move_to_end(key)
+            while len(self._counted) > _MAX_REMEMBERED:
+                self._counted.popitem(last=False)
+
+    async def _counted_event(
+        self, key: str | None, book: str | None, event: object, served: _Served
+    ) -> None:
+        """Keep the input tokens of a stream's completed response, record its usage, and tell
+        the router what it produced."""
+        if getattr(event, "type", None) != "response.completed":
+            return
+        response = getattr(event, "response", None)
+        usage = getattr(response, "usage", None)
+        self._count(key, usage)
+        if usage is not None:
+            name = getattr(response, "model", None)
+            model = name if isinstance(name, str) and name else served.name
+            self._record(book, usage, "openai-responses", model)
+        await served.answered(getattr(response, "output", []))
+
+    def _record(
+        self, book: str | None, usage: Any, source: UsageSource, model: str | None
+    ) -> None:
+        """Record a call's usage: no ledger without a policy (a :class:`PolicyModel` around
+        this one records it, under the chosen model's name)."""
+
+    async def _serve(self, call: _Call, items: list[Any], settings: ModelSettings) -> _Served:
+        """The model that serves a call, with its settings."""
+        raise NotImplementedError
+
+    async def _fit(self, call: _Call, key: str | None, book: str | None) -> list[Any]:
+        """No policy: the call's items as they are."""
+        return call.items
+
+    async def _refit(
+        self, error: BadRequestError, call: _Call, key: str | None, book: str | None
+    ) -> tuple[Overflow, list[Any]]:
+        """No policy: a refusal is the provider's own error."""
+        raise error
+
+
+class PolicyModel(_ModelCalls):
     """An Agents SDK ``Model`` that applies the policy to the input of each call of another one.
 
     Give it as an agent's model, ``Agent(model=PolicyModel(model, policy))``: no ``run_config``
@@ -446,9 +615,8 @@ class PolicyModel(Model):
         **options: Unpack[IntegrationOptions],
     ) -> None:
         require_instance(model, Model, "model", "Model")
+        super().__init__()
         self._model = model
-        self._counted: OrderedDict[str, int] = OrderedDict()
-        self._lock = threading.Lock()
         self._conversation = conversation_of(policy, options)
         self._editing = _agents_editing(provider_editing, model, self._conversation.runner.policy)
         if self._editing is not None:
@@ -497,39 +665,18 @@ class PolicyModel(Model):
             openai.BadRequestError: When the provider refuses the retry as too long too, with
                 the retry's report as ``contextwise_report``.
         """
-        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
-        key = None if previous_response_id or conversation_id else call.key()
-        book = conversation_id or key
-        fitted = await self._fit(call, key, book)
-        settings = _edited_settings(model_settings, self._editing)
-
-        async def send(items: list[Any]) -> ModelResponse:
-            response = await self._model.get_response(
-                system_instructions,
-                items,
-                settings,
-                tools,
-                output_schema,
-                handoffs,
-                tracing,
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            )
-            self._count(key, response.usage)
-            self._book.record(
-                book, usage_from(response.usage, source="openai-agents"), model=self._name()
-            )
-            return response
-
-        try:
-            return await send(fitted)
-        except BadRequestError as error:
-            overflow = await self._refit(error, call, key, book)
-            try:
-                return await send(overflow[1])
-            except BadRequestError as again:
-                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+        return await self._respond(
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        )
 
     async def stream_response(
         self,
@@ -566,81 +713,37 @@ class PolicyModel(Model):
             openai.BadRequestError: When the provider refuses the retry as too long too, with
                 the retry's report as ``contextwise_report``.
         """
-        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
-        key = None if previous_response_id or conversation_id else call.key()
-        book = conversation_id or key
-        fitted = await self._fit(call, key, book)
-        settings = _edited_settings(model_settings, self._editing)
-
-        def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
-            return self._model.stream_response(
-                system_instructions,
-                items,
-                settings,
-                tools,
-                output_schema,
-                handoffs,
-                tracing,
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            )
-
-        started = False
-        try:
-            async for event in send(fitted):
-                started = True
-                self._counted_event(key, book, event)
-                yield event
-        except BadRequestError as error:
-            if started:
-                raise
-            overflow = await self._refit(error, call, key, book)
-            try:
-                async for event in send(overflow[1]):
-                    self._counted_event(key, book, event)
-                    yield event
-            except BadRequestError as again:
-                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+        async for event in self._stream(
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        ):
+            yield event
 
     async def close(self) -> None:
         """Close the wrapped model."""
         await self._model.close()
 
-    def _usage(self, key: str | None) -> int | None:
-        """The provider's count of the input tokens of the conversation's last call."""
-        if key is None:
-            return None
-        with self._lock:
-            return self._counted.get(key)
+    def _record(
+        self, book: str | None, usage: Any, source: UsageSource, model: str | None
+    ) -> None:
+        """Record a call's usage in the conversation's ledger."""
+        self._book.record(book, usage_from(usage, source=source), model=model)
 
-    def _count(self, key: str | None, usage: object) -> None:
-        """Keep the provider's count of a call's input tokens (a bounded table)."""
-        count = getattr(usage, "input_tokens", None)
-        if key is None or not isinstance(count, int) or isinstance(count, bool) or count <= 0:
-            return
-        with self._lock:
-            self._counted[key] = count
-            self._counted.move_to_end(key)
-            while len(self._counted) > _MAX_REMEMBERED:
-                self._counted.popitem(last=False)
-
-    def _counted_event(self, key: str | None, book: str | None, event: object) -> None:
-        """Keep the input tokens of a stream's completed response, and record its usage."""
-        if getattr(event, "type", None) != "response.completed":
-            return
-        response = getattr(event, "response", None)
-        usage = getattr(response, "usage", None)
-        self._count(key, usage)
-        if usage is not None:
-            name = getattr(response, "model", None)
-            model = name if isinstance(name, str) and name else self._name()
-            self._book.record(book, usage_from(usage, source="openai-responses"), model=model)
-
-    def _name(self) -> str | None:
-        """The wrapped model's name, when it says one (``OpenAIResponsesModel.model``)."""
-        name = getattr(self._model, "model", None)
-        return name if isinstance(name, str) and name else None
+    async def _serve(self, call: _Call, items: list[Any], settings: ModelSettings) -> _Served:
+        """The model that serves a call, with its settings: the wrapped model, or the model that
+        a wrapped :class:`RoutedModel` chooses for the fitted items (one call path: the policy,
+        the overflow, the usage under the chosen model's name)."""
+        if isinstance(self._model, RoutedModel):
+            return await self._model._serve(call, items, settings)
+        return _Served(self._model, settings)
 
     async def _fit(self, call: _Call, key: str | None, book: str | None) -> list[Any]:
         """The call's items fitted, its summaries recorded in the ledger ``book``."""
@@ -752,6 +855,27 @@ def _edited_settings(settings: ModelSettings, editing: Editing | None) -> ModelS
     return edited
 
 
+@dataclasses.dataclass(slots=True)
+class _Served:
+    """The model that serves a call, its settings, and the route that chose it (if any)."""
+
+    model: Model
+    settings: ModelSettings
+    outcome: RouteOutcome | None = None
+    router: RoutedModel | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The serving model's name, when it says one (``OpenAIResponsesModel.model``)."""
+        name = getattr(self.model, "model", None)
+        return name if isinstance(name, str) and name else None
+
+    async def answered(self, output: Sequence[Any]) -> None:
+        """Tell the router which items its route produced (nothing without a route)."""
+        if self.router is not None and self.outcome is not None:
+            await self.router._remember(output, self.outcome)
+
+
 class _Call:
     """What one model call sends: its items, and the parts the policy must pin."""
 
@@ -767,6 +891,8 @@ class _Call:
         self.items: list[Any] = (
             [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
         )
+        self.system = system
+        self.tools = tools
         self.settings = settings
         pinned: list[str | Mapping[str, Any]] = [system] if system else []
         pinned += [_tool_definition(tool) for tool in tools]
@@ -849,7 +975,7 @@ _MAX_REMEMBERED = 10_000
 """How many output items' routes a :class:`RoutedModel` remembers (least recent first out)."""
 
 
-class RoutedModel(Model):
+class RoutedModel(_ModelCalls):
     """An Agents SDK ``Model`` that routes each call to the model of the label a router chooses.
 
     Give it as an agent's model, ``Agent(model=RoutedModel(router, models={...}))``. At each
@@ -921,8 +1047,8 @@ class RoutedModel(Model):
         routing = step_routing(router, models, "Agents SDK", Model)
         assert routing is not None
         self._routing: StepRouting[Model] = routing
+        super().__init__()
         self._routes: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
-        self._lock = threading.Lock()
         if store is not None:
             check_store(store, [ConversationStore], "invalid_conversation_store")
         self._store = store
@@ -970,11 +1096,10 @@ class RoutedModel(Model):
         Returns:
             The chosen model's response.
         """
-        outcome, model = await self._route(system_instructions, input, tools)
-        response = await model.get_response(
+        return await self._respond(
             system_instructions,
             input,
-            _with_effort(model_settings, outcome),
+            model_settings,
             tools,
             output_schema,
             handoffs,
@@ -983,8 +1108,6 @@ class RoutedModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         )
-        await self._remember(response.output, outcome)
-        return response
 
     async def stream_response(
         self,
@@ -1018,11 +1141,10 @@ class RoutedModel(Model):
         Yields:
             The chosen model's stream events.
         """
-        outcome, model = await self._route(system_instructions, input, tools)
-        async for event in model.stream_response(
+        async for event in self._stream(
             system_instructions,
             input,
-            _with_effort(model_settings, outcome),
+            model_settings,
             tools,
             output_schema,
             handoffs,
@@ -1031,15 +1153,17 @@ class RoutedModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         ):
-            if getattr(event, "type", None) == "response.completed":
-                output = getattr(getattr(event, "response", None), "output", [])
-                await self._remember(output, outcome)
             yield event
 
     async def close(self) -> None:
         """Close every model of the router's labels."""
         for model in self._routing.models.values():
             await model.close()
+
+    async def _serve(self, call: _Call, items: list[Any], settings: ModelSettings) -> _Served:
+        """The chosen label's model, with the route's effort in the settings."""
+        outcome, model = await self._route(call.system, items, call.tools)
+        return _Served(model, _with_effort(settings, outcome), outcome, self)
 
     async def _route(
         self, system: str | None, input: str | list[TResponseInputItem], tools: Sequence[Tool]
