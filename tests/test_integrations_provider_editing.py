@@ -645,10 +645,8 @@ def test_agents_sdk_policy_model_around_a_routed_model_is_one_call_path() -> Non
     from contextwise.integrations.openai_agents import PolicyModel, RoutedModel
 
     models = named_models("gpt-5-mini", "gpt-5")
-    router = RuleRouter(
-        [], default="fast",
-        models={"fast": ModelSpec(name="gpt-5-mini", effort="low"), "deep": ModelSpec(name="gpt-5")},
-    )
+    specs = {"fast": ModelSpec(name="gpt-5-mini", effort="low"), "deep": ModelSpec(name="gpt-5")}
+    router = RuleRouter([], default="fast", models=specs)
     routed = RoutedModel(router, models={"fast": models["gpt-5-mini"], "deep": models["gpt-5"]})
     trim = {
         "mode": "reduce", "trigger_chars": 400, "target_input_chars": 200,
