@@ -1179,8 +1179,8 @@ class PolicyStepError(ContextwiseError):
 
 
 class SessionStoreError(ContextwiseError):
-    """A session store cannot be used: its layout is another version, or a library it needs is
-    missing, or the database refused the operation.
+    """A session store cannot be used: its layout is another version, or the database refused
+    the operation.
 
     Every failure of a store's database is raised as this error, with the database's own error
     as ``__cause__`` and its text as ``detail``: a file that cannot be opened or is not a
@@ -1201,9 +1201,6 @@ class SessionStoreError(ContextwiseError):
         "session_schema_mismatch": N_(
             "The session store holds schema version {found}, but this version of contextwise "
             "reads schema version {expected}."
-        ),
-        "store_dependency_missing": N_(
-            "{store} needs the package '{package}': install contextwise[{extra}]."
         ),
         "invalid_store_url": N_("The database URL '{url}' cannot be used: {reason}."),
         "session_layout_mismatch": N_(
