@@ -1,11 +1,13 @@
 """What the integrations share to record usage and to summarise: a ledger per conversation, the
 default summary prompt and the transcript a summarizer sends."""
 
+import inspect
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar, Token
 from typing import Any
 
 from contextwise._checks import require_string, whole_number
+from contextwise._effects import Effects, call_blocking, run_async, run_sync
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidValueError
 from contextwise.ledger import UsageKind, UsageRecord, UsageSummary, price_usage, summarize_usage
@@ -62,7 +64,8 @@ def shrunk(text: str) -> str:
 
 class UsageBook:
     """The usage ledgers of an integration's conversations: in the store when it keeps usage,
-    else in memory."""
+    else in memory. In async code, :meth:`arecord` writes to the store in a worker thread, so
+    that the event loop never waits for it."""
 
     def __init__(self, store: object, prefix: str) -> None:
         self._store = store if isinstance(store, UsageStore) else None
@@ -83,8 +86,25 @@ class UsageBook:
     ) -> UsageRecord:
         """Record one call's usage in the conversation's ledger."""
         record = price_usage(usage, model=model, kind=kind, prices=prices)
+        return run_sync(self._record(key, record))
+
+    async def arecord(
+        self,
+        key: str | None,
+        usage: Any,
+        *,
+        model: Any = None,
+        kind: UsageKind = "model",
+        prices: ModelPrices | None = None,
+    ) -> UsageRecord:
+        """Record one call's usage, the store's write in a worker thread."""
+        record = price_usage(usage, model=model, kind=kind, prices=prices)
+        return await run_async(self._record(key, record))
+
+    def _record(self, key: str | None, record: UsageRecord) -> Effects[UsageRecord]:
+        """Keep a record: the store's write is a blocking effect."""
         if self._store is not None:
-            self._store.add_usage(self._id(key), record.to_json())
+            yield from call_blocking(self._store.add_usage, self._id(key), record.to_json())
         else:
             self._memory.setdefault(self._id(key), []).append(record)
         return record
@@ -110,10 +130,27 @@ class UsageBook:
         awaitable or not, is returned as it is)."""
 
         def record(result: ContextResult) -> object:
-            self.summaries(result)
-            return None if on_result is None else on_result(result)
+            paid = any(change.usage is not None for change in result.report.changes)
+            if self._store is None or not paid:
+                self.summaries(result)
+                return None if on_result is None else on_result(result)
+            # The store's writes are awaited: in a worker thread under the async drivers.
+            return self._stored(_KEY.get(), result, on_result)
 
         return record
+
+    async def _stored(
+        self,
+        key: str | None,
+        result: ContextResult,
+        on_result: Callable[[ContextResult], object] | None,
+    ) -> object:
+        """Record a result's summaries in the store, then call ``on_result``."""
+        for change in result.report.changes:
+            if change.usage is not None:
+                await self.arecord(key, change.usage, model=change.usage_model, kind="summarizer")
+        reply = None if on_result is None else on_result(result)
+        return await reply if inspect.isawaitable(reply) else reply
 
 
 def current(key: str | None) -> Token[str | None]:

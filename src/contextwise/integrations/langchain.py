@@ -5,7 +5,7 @@ raises :class:`~contextwise.MissingDependencyError` when LangChain is not instal
 """
 
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, Unpack
 
 from contextwise import (
@@ -228,7 +228,8 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
                 raise
-        self._record(request, fitted, response, outcome)
+        for thread_id, spent, model in self._usages(request, fitted, response, outcome):
+            self._usage.record(thread_id, spent, model=model)
         return response if outcome is None else _recorded(response, outcome)
 
     async def awrap_model_call(
@@ -290,7 +291,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
                 raise
-        self._record(request, fitted, response, outcome)
+        for thread_id, spent, model in self._usages(request, fitted, response, outcome):
+            # The store's write in a worker thread: the event loop never waits for it.
+            await self._usage.arecord(thread_id, spent, model=model)
         return response if outcome is None else _recorded(response, outcome)
 
     def _stateless(self, history: Sequence[Any], sent: Sequence[Any]) -> None:
@@ -333,21 +336,21 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             require_string(thread_id, "thread_id")
         return self._usage.summary(thread_id)
 
-    def _record(
+    def _usages(
         self,
         request: ModelRequest[Any],
         sent: ModelRequest[Any],
         response: ModelResponse[Any],
         outcome: RouteOutcome | None,
-    ) -> None:
-        """Record the usage of each AI message of the response, in its thread's ledger: with the
+    ) -> Iterator[tuple[str | None, Usage, Any]]:
+        """The usage of each AI message of the response, for its thread's ledger: with the
         route's model spec (and its prices), else the model's name."""
         thread_id = _thread_id(request)
         for message in response.result:
             if isinstance(message, AIMessage) and message.usage_metadata is not None:
                 usage = usage_from(message.usage_metadata, source="langchain")
                 model = outcome.model if outcome is not None else _model_name(sent.model, message)
-                self._usage.record(thread_id, usage, model=model)
+                yield thread_id, usage, model
 
     def _key(self, request: ModelRequest[Any]) -> str | None:
         """The conversation's key: the middleware's name and the run's thread id, if any."""

@@ -250,14 +250,14 @@ class PolicySession:
         """
         return _UsageHooks(self, base if base is not None else RunHooks())
 
-    def _observe(self, response: ModelResponse, model: object = None) -> None:
+    async def _observe(self, response: ModelResponse, model: object = None) -> None:
         """Keep the input tokens the provider counted for the last model call, and record its
         usage in the session's ledger."""
         count = response.usage.input_tokens
         self._input_tokens = count if isinstance(count, int) and count > 0 else None
         name = model if isinstance(model, str) else getattr(model, "model", None)
         usage = usage_from(response.usage, source="openai-agents")
-        self._book.record(
+        await self._book.arecord(
             str(self.session_id), usage, model=name if isinstance(name, str) else None
         )
 
@@ -405,7 +405,7 @@ class _ModelCalls(Model):
                 prompt=prompt,
             )
             self._count(key, response.usage)
-            self._record(book, response.usage, "openai-agents", served.name)
+            await self._record(book, response.usage, "openai-agents", served.name)
             return response
 
         try:
@@ -502,10 +502,10 @@ class _ModelCalls(Model):
         if usage is not None:
             name = getattr(response, "model", None)
             model = name if isinstance(name, str) and name else served.name
-            self._record(book, usage, "openai-responses", model)
+            await self._record(book, usage, "openai-responses", model)
         await served.answered(getattr(response, "output", []))
 
-    def _record(
+    async def _record(
         self, book: str | None, usage: Any, source: UsageSource, model: str | None
     ) -> None:
         """Record a call's usage: no ledger without a policy (a :class:`PolicyModel` around
@@ -731,11 +731,12 @@ class PolicyModel(_ModelCalls):
         """Close the wrapped model."""
         await self._model.close()
 
-    def _record(
+    async def _record(
         self, book: str | None, usage: Any, source: UsageSource, model: str | None
     ) -> None:
-        """Record a call's usage in the conversation's ledger."""
-        self._book.record(book, usage_from(usage, source=source), model=model)
+        """Record a call's usage in the conversation's ledger (the store's write in a worker
+        thread)."""
+        await self._book.arecord(book, usage_from(usage, source=source), model=model)
 
     async def _serve(self, call: _Call, items: list[Any], settings: ModelSettings) -> _Served:
         """The model that serves a call, with its settings: the wrapped model, or the model that
@@ -952,7 +953,7 @@ class _UsageHooks(RunHooks[Any]):
     async def on_llm_end(
         self, context: Any, agent: Any, response: ModelResponse, *args: Any, **kwargs: Any
     ) -> None:
-        self._session._observe(response, getattr(agent, "model", None))
+        await self._session._observe(response, getattr(agent, "model", None))
         await self._base.on_llm_end(context, agent, response, *args, **kwargs)
 
     async def on_agent_start(self, *args: Any, **kwargs: Any) -> None:

@@ -310,7 +310,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             ):
                 outcome = None  # another capability (a fallback) changed the model after the route
         key = step.key if step is not None else _conversation_key(ctx)
-        self._record(key, response, outcome)
+        await self._record(key, response, outcome)
         if outcome is None:
             return response
         metadata = {**(response.metadata or {}), ROUTE_KEY: route_record(outcome)}
@@ -414,12 +414,14 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             require_string(conversation_id, "conversation_id")
         return self._usage.summary(conversation_id)
 
-    def _record(
+    async def _record(
         self, key: str | None, response: ModelResponse, outcome: RouteOutcome | None
     ) -> None:
-        """Record a response's usage in its conversation's ledger."""
+        """Record a response's usage in its conversation's ledger (the store's write in a
+        worker thread)."""
         model: Any = outcome.model if outcome is not None else response.model_name
-        self._usage.record(key, usage_from(response.usage, source="pydantic-ai"), model=model)
+        usage = usage_from(response.usage, source="pydantic-ai")
+        await self._usage.arecord(key, usage, model=model)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
