@@ -113,3 +113,44 @@ def test_agents_sdk_policy_model_usage_is_written_off_the_event_loop() -> None:
     loop_thread = asyncio.run(run())
     assert [kind for _, kind in store.writes] == ["model"]
     assert store.writes[0][0] != loop_thread
+
+
+def test_the_in_memory_ledgers_are_bounded_in_bytes() -> None:
+    from agents import Agent as AgentsAgent
+    from agents import Model, ModelResponse, RunConfig, Runner, Usage
+    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
+    from contextwise.integrations.openai_agents import PolicyModel
+
+    class Offline(Model):
+        model = "gpt-5-mini"
+
+        async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            text = ResponseOutputText(annotations=[], text="done", type="output_text")
+            message = ResponseOutputMessage(
+                id="msg_1", content=[text], role="assistant", status="completed", type="message"
+            )
+            usage = Usage(requests=1, input_tokens=10, output_tokens=1, total_tokens=11)
+            return ModelResponse(output=[message], usage=usage, response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    trim = {
+        "mode": "reduce", "trigger_chars": 4000, "target_input_chars": 3000,
+        "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}],
+    }
+    model = PolicyModel(Offline(), trim, max_memory_bytes=8_000)
+    agent = AgentsAgent(name="a", model=model)
+    questions = [f"Question {n}?" for n in range(40)]
+
+    async def run() -> None:
+        for question in questions:
+            await Runner.run(agent, question, run_config=RunConfig(tracing_disabled=True))
+
+    asyncio.run(run())
+    # The least recently used conversations' ledgers were forgotten; the newest are whole.
+    assert model.usage(questions[0]).total.calls == 0
+    assert model.usage(questions[-1]).total.calls == 1
+    kept = sum(model.usage(question).total.calls for question in questions)
+    assert 1 < kept < len(questions)

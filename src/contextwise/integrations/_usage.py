@@ -2,6 +2,9 @@
 default summary prompt and the transcript a summarizer sends."""
 
 import inspect
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar, Token
 from typing import Any
@@ -29,6 +32,12 @@ questions and the tools' facts."""
 
 DEFAULT_SUMMARY_TOKENS = 1024
 """The default output limit of a summary, in tokens."""
+
+DEFAULT_LEDGER_BYTES = 64 * 1024 * 1024
+"""How many bytes the in-memory usage ledgers of one integration object may hold by default."""
+
+_RECORD_OVERHEAD = 200
+"""The bytes a kept record costs besides its JSON (the objects that hold it)."""
 
 _KEY: ContextVar[str | None] = ContextVar("contextwise_usage_key", default=None)
 """The conversation whose model call is being prepared (so its summaries go to its ledger)."""
@@ -67,10 +76,33 @@ class UsageBook:
     else in memory. In async code, :meth:`arecord` writes to the store in a worker thread, so
     that the event loop never waits for it."""
 
-    def __init__(self, store: object, prefix: str) -> None:
+    def __init__(self, store: object, prefix: str, max_bytes: int = DEFAULT_LEDGER_BYTES) -> None:
         self._store = store if isinstance(store, UsageStore) else None
         self._prefix = prefix
-        self._memory: dict[str, list[UsageRecord]] = {}
+        self._max_bytes = max_bytes
+        self._memory: OrderedDict[str, list[tuple[UsageRecord, int]]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def memory_bytes(self) -> int:
+        """An estimate of the bytes the in-memory ledgers hold."""
+        return self._bytes
+
+    def _keep(self, ledger: str, record: UsageRecord) -> None:
+        """Keep a record in memory, within the bound: the least recently used ledgers are
+        forgotten first, then the oldest records of the last one."""
+        size = _RECORD_OVERHEAD + len(json.dumps(record.to_json(), default=str))
+        with self._lock:
+            self._memory.setdefault(ledger, []).append((record, size))
+            self._memory.move_to_end(ledger)
+            self._bytes += size
+            while self._bytes > self._max_bytes and len(self._memory) > 1:
+                _, dropped = self._memory.popitem(last=False)
+                self._bytes -= sum(each for _, each in dropped)
+            records = self._memory[ledger]
+            while self._bytes > self._max_bytes and len(records) > 1:
+                self._bytes -= records.pop(0)[1]
 
     def _id(self, key: str | None) -> str:
         return f"{self._prefix}:{'' if key is None else key}"
@@ -106,7 +138,7 @@ class UsageBook:
         if self._store is not None:
             yield from call_blocking(self._store.add_usage, self._id(key), record.to_json())
         else:
-            self._memory.setdefault(self._id(key), []).append(record)
+            self._keep(self._id(key), record)
         return record
 
     def summary(self, key: str | None) -> UsageSummary:
@@ -114,7 +146,9 @@ class UsageBook:
         if self._store is not None:
             rows = self._store.usage(self._id(key))
             return summarize_usage(UsageRecord.from_json(row) for row in rows)
-        return summarize_usage(self._memory.get(self._id(key), []))
+        with self._lock:
+            kept = [record for record, _ in self._memory.get(self._id(key), [])]
+        return summarize_usage(kept)
 
     def summaries(self, result: ContextResult) -> None:
         """Record the summaries a reduction paid for, in the ledger of the current conversation."""

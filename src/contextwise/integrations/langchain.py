@@ -182,7 +182,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if self._editing is not None:
             self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the thread's ledger before on_result runs.
-        self._usage = UsageBook(options.get("store"), self.name)
+        self._usage = UsageBook(
+            options.get("store"), self.name, self._conversation.max_memory_bytes
+        )
         self._conversation.on_result = self._usage.recording(self._conversation.on_result)
 
     def wrap_model_call(

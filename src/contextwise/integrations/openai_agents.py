@@ -208,7 +208,9 @@ class PolicySession:
         self._model_calls = _FITTED[0]
         self._conversation = conversation_of(policy, options)
         # The summaries a reduction paid for go into the session's ledger first.
-        self._book = UsageBook(options.get("store"), "PolicySession")
+        self._book = UsageBook(
+            options.get("store"), "PolicySession", self._conversation.max_memory_bytes
+        )
         self._conversation.on_result = self._book.recording(self._conversation.on_result)
 
     async def model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
@@ -622,7 +624,9 @@ class PolicyModel(_ModelCalls):
         if self._editing is not None:
             self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the conversation's ledger first.
-        self._book = UsageBook(options.get("store"), "PolicyModel")
+        self._book = UsageBook(
+            options.get("store"), "PolicyModel", self._conversation.max_memory_bytes
+        )
         self._conversation.on_result = self._book.recording(self._conversation.on_result)
 
     @property

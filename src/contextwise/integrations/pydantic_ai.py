@@ -227,7 +227,11 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         if self._editing is not None:
             self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the conversation's ledger first.
-        self._usage = UsageBook(options.get("store"), "ContextPolicyCapability")
+        self._usage = UsageBook(
+            options.get("store"),
+            "ContextPolicyCapability",
+            self._conversation.max_memory_bytes,
+        )
         self._conversation.on_result = self._usage.recording(self._conversation.on_result)
 
     async def before_model_request(
