@@ -530,24 +530,25 @@ def test_agents_sdk_sends_the_compress_steps_as_responses_compaction() -> None:
 # --- checked at construction --------------------------------------------------------------------
 
 
-def constructors() -> dict[str, Callable[..., Any]]:
-    from langchain.agents.middleware import AgentMiddleware  # noqa: F401 - the extra is there
+def constructor(framework: str) -> Callable[..., Any]:
+    """The integration's constructor, importing only its own framework."""
+    if framework == "langchain":
+        from contextwise.integrations.langchain import ContextPolicyMiddleware
 
-    from contextwise.integrations.langchain import ContextPolicyMiddleware
+        return ContextPolicyMiddleware
+    if framework == "pydantic-ai":
+        from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+        return ContextPolicyCapability
     from contextwise.integrations.openai_agents import PolicyModel
-    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
 
     recorder = Recorder(CHAT_OK)
-    return {
-        "langchain": ContextPolicyMiddleware,
-        "pydantic-ai": ContextPolicyCapability,
-        "agents": lambda policy, **kw: PolicyModel(agents_chat(recorder), policy, **kw),
-    }
+    return lambda policy, **kw: PolicyModel(agents_chat(recorder), policy, **kw)
 
 
 @pytest.mark.parametrize("framework", ["langchain", "pydantic-ai", "agents"])
 def test_provider_editing_needs_token_limits(framework: str) -> None:
-    make = constructors()[framework]
+    make = constructor(framework)
     policy = {
         "mode": "reduce",
         "trigger_chars": 4_000,
@@ -561,7 +562,7 @@ def test_provider_editing_needs_token_limits(framework: str) -> None:
 
 @pytest.mark.parametrize("framework", ["langchain", "pydantic-ai", "agents"])
 def test_provider_editing_with_no_step_to_delegate_is_refused(framework: str) -> None:
-    make = constructors()[framework]
+    make = constructor(framework)
     with pytest.raises(PolicyConfigurationError) as raised:
         make(CLEAR_POLICY, provider_editing="openai", counter=EstimateCounter())
     assert raised.value.code == "provider_editing_nothing"
@@ -571,7 +572,7 @@ def test_provider_editing_with_no_step_to_delegate_is_refused(framework: str) ->
 
 @pytest.mark.parametrize("framework", ["langchain", "pydantic-ai", "agents"])
 def test_provider_editing_names_a_provider(framework: str) -> None:
-    make = constructors()[framework]
+    make = constructor(framework)
     with pytest.raises(InvalidValueError) as raised:
         make(CLEAR_POLICY, provider_editing="gemini", counter=EstimateCounter())
     assert raised.value.code == "invalid_choice"
