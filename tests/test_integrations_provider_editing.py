@@ -177,7 +177,10 @@ def chat_openai(recorder: Recorder) -> Any:
     import openai
     from langchain_openai import ChatOpenAI
 
+    # Later langchain-openai releases switch to the Responses API for context_management on
+    # their own; the lowest supported one needs it asked for.
     return ChatOpenAI(
+        use_responses_api=True,
         model="gpt-test",
         api_key="test",  # type: ignore[arg-type]
         base_url="http://openai.test/v1",
