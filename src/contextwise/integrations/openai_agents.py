@@ -765,7 +765,8 @@ class PolicyModel(_ModelCalls):
         """The usage and cost of a conversation: its model calls and the summaries its policy paid
         for.
 
-        Each call's ``usage`` is recorded with the wrapped model's name (a stream's, from its
+        Each call's ``usage`` is recorded with the wrapped model's name (with a
+        :class:`RoutedModel`, the name of the model its route chose; a stream's, from its
         completed response), and each summary that a compressor returned with its usage (a
         :func:`summarizer`), in the ledger of the conversation: in ``store`` when one was given
         (it survives a restart), else in this process. A conversation is named by what its runs
