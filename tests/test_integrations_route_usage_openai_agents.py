@@ -93,10 +93,12 @@ def test_a_routed_call_is_priced_with_its_routes_spec() -> None:
     assert bill.total.cost == Decimal("0.0294")
 
 
-def test_a_routed_call_whose_answer_has_no_id_falls_back_to_the_model_name() -> None:
+def test_a_routed_call_whose_answer_has_no_id_is_still_priced_by_its_route() -> None:
     model = routed(ids=False)
     history = converse(model)
     bill = model.usage(history[0])
-    # No item id, no remembered route: the call is recorded without a model, and unpriced.
+    # The route is known when the call is sent, not looked up by the answer's item ids: a call
+    # whose answer has none is priced with its route's spec all the same.
     assert bill.total.calls == 2
-    assert bill.total.unpriced_calls == 2
+    assert bill.total.unpriced_calls == 0
+    assert bill.total.cost == Decimal("0.0294")

@@ -683,6 +683,14 @@ POLICY_CONFIGURATION_ERROR: Mapping[str, Message] = {
         "The step '{step_id}' ({kind}) has no equivalent in the context editing of "
         "{provider}: run it with contextwise, and leave it out of steps=."
     ),
+    "provider_editing_nothing": N_(
+        "With provider_editing='{provider}', the provider applies the policy's {kind} "
+        "steps, but the policy runs none: add one, or leave provider_editing out."
+    ),
+    "provider_editing_unsupported": N_(
+        "The model {model} cannot send the context editing of {provider}: use {expected}, "
+        "or leave provider_editing out."
+    ),
     "unreadable_file": N_("The file '{path}' cannot be read."),
     "not_a_regular_file": N_(
         "The path '{path}' is not a regular file; only regular files are read."
@@ -742,9 +750,6 @@ SESSION_STORE_ERROR: Mapping[str, Message] = {
     "session_schema_mismatch": N_(
         "The session store holds schema version {found}, but this version of contextwise "
         "reads schema version {expected}."
-    ),
-    "store_dependency_missing": N_(
-        "{store} needs the package '{package}': install contextwise[{extra}]."
     ),
     "invalid_store_url": N_("The database URL '{url}' cannot be used: {reason}."),
     "session_layout_mismatch": N_(

@@ -500,8 +500,8 @@ class PolicyStepError(ContextwiseError):
 
 
 class SessionStoreError(ContextwiseError):
-    """A session store cannot be used: its layout is another version, or a library it needs is
-    missing, or the database refused the operation.
+    """A session store cannot be used: its layout is another version, or the database refused
+    the operation.
 
     Every failure of a store's database is raised as this error, with the database's own error
     as ``__cause__`` and its text as ``detail``: a file that cannot be opened or is not a

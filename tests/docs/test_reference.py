@@ -132,10 +132,11 @@ def test_integration_pages_are_read_without_importing_the_frameworks(
     assert names == ["router", "models", "store", "ttl"]
     wrapper = classes["PolicyModel"].constructor
     assert wrapper is not None
-    assert [param.name for param in wrapper.params][:4] == [
+    assert [param.name for param in wrapper.params][:5] == [
         "model",
         "policy",
         "cache_breakpoints",
+        "provider_editing",
         "fragment_id",
     ]
     assert not [n for n in sys.modules if n.startswith("contextwise.integrations.")]

@@ -53,4 +53,6 @@ class IntegrationOptions(RunnerOptions, total=False):
     max_memory_bytes: int
     """How many bytes this process may hold for the conversations' memory, 64 MiB when omitted;
     the least recently used conversations are forgotten first (they start again from the whole
-    history)."""
+    history). The usage ledgers kept in this process (without a ``store`` that keeps usage) have
+    the same bound of their own: the least recently used conversations' ledgers are forgotten
+    first, then the oldest calls of the last one."""

@@ -269,6 +269,16 @@ class Conversation:
         self._gap_chars = _gap(policy_.trigger_chars, policy_.target_input_chars)
         self._gap_tokens = _gap(policy_.trigger_tokens, policy_.target_input_tokens)
         self._paid = any(step.kind in PAID_KINDS for step in policy_.steps)
+        self._delegated: frozenset[str] = frozenset()
+        self._delegated_steps: tuple[str, ...] = ()
+
+    def delegate(self, kind: str, step_ids: Sequence[str]) -> None:
+        """Leave the steps of a kind to the provider (provider-side editing): they no longer run
+        here, except in the retry after a refusal, and the report names them."""
+        self._delegated = frozenset({kind})
+        self._delegated_steps = tuple(step_ids)
+        kinds = PAID_KINDS - self._delegated
+        self._paid = any(step.kind in kinds for step in self.runner.policy.steps)
 
     @property
     def memory_bytes(self) -> int:
@@ -462,6 +472,9 @@ class Conversation:
         return (yield from self._core(plan, frozenset()))
 
     def _core(self, plan: _Plan, held_back: frozenset[str]) -> Effects[ContextResult]:
+        if plan.overflow is None:
+            # The provider applies the delegated steps; after its refusal, every step runs here.
+            held_back |= self._delegated
         return runner_core(
             plan.runner or self.runner,
             [Fragment(self.fragment_id, messages=plan.candidate)],
@@ -546,6 +559,7 @@ class Conversation:
             overflow=plan.overflow is not None,
             overflow_limit=None if plan.overflow is None else plan.overflow.refusal.limit,
             overflow_sent=None if plan.overflow is None else plan.overflow.refusal.sent,
+            delegated_steps=() if plan.overflow is not None else self._delegated_steps,
         )
         report = result.report.model_copy(update={"conversation": conversation})
         if plan.overflow is not None:

@@ -5,7 +5,7 @@ raises :class:`~contextwise.MissingDependencyError` when LangChain is not instal
 """
 
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, Unpack
 
 from contextwise import (
@@ -24,6 +24,7 @@ from contextwise.accounting import Usage, UsageSummary, WithUsage, usage_from
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._breakpoints import SYSTEM, check_flag, choose
 from contextwise.integrations._conversation import conversation_of
+from contextwise.integrations._editing import Editing, ProviderEditing, editing_of
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -112,6 +113,15 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     across a restart too, with no memory of its own. The step is the number of AI messages in
     the history, plus one.
 
+    With ``provider_editing="anthropic"``, the policy's ``clear`` steps are sent as Anthropic's
+    context management instead (:func:`~contextwise.anthropic_context_management`): the
+    request's model settings carry ``context_management`` and ``betas``, which ``ChatAnthropic``
+    sends as they are, added to those the chat model already has. With ``"openai"``, its
+    ``compress`` steps are sent as the Responses API's compaction
+    (:func:`~contextwise.openai_context_management`), and ``ChatOpenAI`` then calls the
+    Responses API. The delegated steps no longer run here (except in the retry after a refusal,
+    which runs every step), and the report's ``conversation.delegated_steps`` names them.
+
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
@@ -128,11 +138,19 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             that the request never carries more than Anthropic's four. They are on the request
             only: neither the agent state nor the memory of the thread holds them. ``False`` by
             default.
+        provider_editing: ``"anthropic"`` or ``"openai"``: the provider that applies the
+            policy's ``clear`` (or ``compress``) steps on its side; ``None``, the default, runs
+            every step here.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
-            options come with a runner (code ``runner_with_options``).
+            options come with a runner (code ``runner_with_options``); with ``provider_editing``,
+            when the policy has no token limits (codes ``provider_char_limits``,
+            ``provider_trigger_required``) or runs no step of the provider's kind (code
+            ``provider_editing_nothing``).
+        InvalidValueError: When ``provider_editing`` names no provider (code
+            ``invalid_choice``).
         InvalidTypeError: When ``on_result`` or a compressor or app is not callable, or
             ``cache_breakpoints`` is not a bool (code ``not_a_bool``).
         RoutingConfigurationError: When only one of ``router`` and ``models`` is given (code
@@ -161,6 +179,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         router: Router | None = None,
         models: Mapping[str, BaseChatModel] | None = None,
         cache_breakpoints: bool = False,
+        provider_editing: ProviderEditing | None = None,
         **options: Unpack[IntegrationOptions],
     ) -> None:
         super().__init__()
@@ -171,8 +190,13 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         )
         self._output_limits = _output_limits(self._routing)
         self._conversation = conversation_of(policy, options)
+        self._editing = editing_of(provider_editing, self._conversation.runner.policy)
+        if self._editing is not None:
+            self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the thread's ledger before on_result runs.
-        self._usage = UsageBook(options.get("store"), self.name)
+        self._usage = UsageBook(
+            options.get("store"), self.name, self._conversation.max_memory_bytes
+        )
         self._conversation.on_result = self._usage.recording(self._conversation.on_result)
 
     def wrap_model_call(
@@ -202,6 +226,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             outcome, model = self._routing.route(_routing_context(self._routing, request, fitted))
             outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
+        fitted = _edited(fitted, self._editing)
         try:
             response = handler(self._marked(fitted, previous))
         except Exception as error:
@@ -219,7 +244,8 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
                 raise
-        self._record(request, fitted, response, outcome)
+        for thread_id, spent, model in self._usages(request, fitted, response, outcome):
+            self._usage.record(thread_id, spent, model=model)
         return response if outcome is None else _recorded(response, outcome)
 
     async def awrap_model_call(
@@ -263,6 +289,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             outcome, model = await self._routing.aroute(context)
             outcome = _sent(self._routing, outcome)
             fitted = _routed(fitted, outcome, model, self._output_limits)
+        fitted = _edited(fitted, self._editing)
         try:
             response = await handler(self._marked(fitted, previous))
         except Exception as error:
@@ -280,7 +307,9 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 if too_long(again, _OVERFLOW):
                     attach(again, overflow)
                 raise
-        self._record(request, fitted, response, outcome)
+        for thread_id, spent, model in self._usages(request, fitted, response, outcome):
+            # The store's write in a worker thread: the event loop never waits for it.
+            await self._usage.arecord(thread_id, spent, model=model)
         return response if outcome is None else _recorded(response, outcome)
 
     def _marked(self, request: ModelRequest[Any], previous: int | None) -> ModelRequest[Any]:
@@ -330,21 +359,21 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             require_string(thread_id, "thread_id")
         return self._usage.summary(thread_id)
 
-    def _record(
+    def _usages(
         self,
         request: ModelRequest[Any],
         sent: ModelRequest[Any],
         response: ModelResponse[Any],
         outcome: RouteOutcome | None,
-    ) -> None:
-        """Record the usage of each AI message of the response, in its thread's ledger: with the
+    ) -> Iterator[tuple[str | None, Usage, Any]]:
+        """The usage of each AI message of the response, for its thread's ledger: with the
         route's model spec (and its prices), else the model's name."""
         thread_id = _thread_id(request)
         for message in response.result:
             if isinstance(message, AIMessage) and message.usage_metadata is not None:
                 usage = usage_from(message.usage_metadata, source="langchain")
                 model = outcome.model if outcome is not None else _model_name(sent.model, message)
-                self._usage.record(thread_id, usage, model=model)
+                yield thread_id, usage, model
 
     def _key(self, request: ModelRequest[Any]) -> str | None:
         """The conversation's key: the middleware's name and the run's thread id, if any."""
@@ -581,6 +610,21 @@ def _routed(
         spec = spec.model_copy(update={"max_output_tokens": limits[outcome.choice]})
     settings = {**request.model_settings, **effort_options(spec, outcome.effort)}
     return request.override(model=model, model_settings=settings)
+
+
+def _edited(request: ModelRequest[Any], editing: Editing | None) -> ModelRequest[Any]:
+    """The request with the provider's context editing in its model settings (the chat model's
+    keyword arguments), added to the betas and edits the settings or the chat model have."""
+    if editing is None:
+        return request
+    settings = dict(request.model_settings)
+    model = request.model
+    if editing.provider == "anthropic":
+        betas = settings.get("betas", getattr(model, "betas", None))
+        settings["betas"] = editing.merged_betas(betas)
+    existing = settings.get("context_management", getattr(model, "context_management", None))
+    settings["context_management"] = editing.merged(existing)
+    return request.override(model_settings=settings)
 
 
 def _recorded(response: ModelResponse[Any], outcome: RouteOutcome) -> ModelResponse[Any]:

@@ -30,11 +30,12 @@ from contextwise import (
 from contextwise import recall_tool as make_recall_tool
 from contextwise._checks import require_instance
 from contextwise._effects import call_blocking, run_async
-from contextwise.accounting import Usage, UsageSummary, WithUsage, usage_from
+from contextwise.accounting import Usage, UsageSource, UsageSummary, WithUsage, usage_from
 from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._breakpoints import check_flag, choose
 from contextwise.integrations._conversation import conversation_of, fingerprint
+from contextwise.integrations._editing import Editing, ProviderEditing, editing_of, unsupported
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     StepRouting,
@@ -58,7 +59,16 @@ from contextwise.session import ConversationStore
 from contextwise.session._api import check_store, check_ttl
 
 try:
-    from agents import FunctionTool, Model, ModelResponse, ModelSettings, ModelTracing, RunHooks
+    from agents import (
+        FunctionTool,
+        Model,
+        ModelResponse,
+        ModelSettings,
+        ModelTracing,
+        OpenAIChatCompletionsModel,
+        OpenAIResponsesModel,
+        RunHooks,
+    )
     from agents.memory import Session
     from agents.run_config import CallModelData, ModelInputData, RunConfig
     from openai import BadRequestError
@@ -198,7 +208,9 @@ class PolicySession:
         self._model_calls = _FITTED[0]
         self._conversation = conversation_of(policy, options)
         # The summaries a reduction paid for go into the session's ledger first.
-        self._book = UsageBook(options.get("store"), "PolicySession")
+        self._book = UsageBook(
+            options.get("store"), "PolicySession", self._conversation.max_memory_bytes
+        )
         self._conversation.on_result = self._book.recording(self._conversation.on_result)
 
     async def model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
@@ -240,14 +252,14 @@ class PolicySession:
         """
         return _UsageHooks(self, base if base is not None else RunHooks())
 
-    def _observe(self, response: ModelResponse, model: object = None) -> None:
+    async def _observe(self, response: ModelResponse, model: object = None) -> None:
         """Keep the input tokens the provider counted for the last model call, and record its
         usage in the session's ledger."""
         count = response.usage.input_tokens
         self._input_tokens = count if isinstance(count, int) and count > 0 else None
         name = model if isinstance(model, str) else getattr(model, "model", None)
         usage = usage_from(response.usage, source="openai-agents")
-        self._book.record(
+        await self._book.arecord(
             str(self.session_id), usage, model=name if isinstance(name, str) else None
         )
 
@@ -347,7 +359,182 @@ class PolicySession:
         await self.session.clear_session()
 
 
-class PolicyModel(Model):
+class _ModelCalls(Model):
+    """The call path of :class:`PolicyModel` and :class:`RoutedModel`: fit the items (the
+    policy), choose the model that serves them (the route), send, count and record the usage,
+    and reduce again once after a refusal as too long. Without a policy the items go as they are
+    and a refusal is the provider's own error."""
+
+    _editing: Editing | None = None
+
+    def __init__(self) -> None:
+        self._counted: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    async def _respond(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        """One call: the items fitted, the serving model chosen, the response recorded; a refusal
+        as too long reduced and sent once more."""
+        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
+        key = None if previous_response_id or conversation_id else call.key()
+        book = conversation_id or key
+        fitted = await self._fit(call, key, book)
+        served = await self._serve(call, fitted, _edited_settings(model_settings, self._editing))
+
+        async def send(items: list[Any]) -> ModelResponse:
+            response = await served.model.get_response(
+                system_instructions,
+                items,
+                served.settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+            self._count(key, response.usage)
+            await self._record(book, response.usage, "openai-agents", served.priced)
+            return response
+
+        try:
+            response = await send(fitted)
+        except BadRequestError as error:
+            overflow = await self._refit(error, call, key, book)
+            try:
+                response = await send(overflow[1])
+            except BadRequestError as again:
+                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+        await served.answered(response.output)
+        return response
+
+    async def _stream(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        """One streamed call, as :meth:`_respond`; retried only before its first event."""
+        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
+        key = None if previous_response_id or conversation_id else call.key()
+        book = conversation_id or key
+        fitted = await self._fit(call, key, book)
+        served = await self._serve(call, fitted, _edited_settings(model_settings, self._editing))
+
+        def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
+            return served.model.stream_response(
+                system_instructions,
+                items,
+                served.settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+
+        started = False
+        try:
+            async for event in send(fitted):
+                started = True
+                await self._counted_event(key, book, event, served)
+                yield event
+        except BadRequestError as error:
+            if started:
+                raise
+            overflow = await self._refit(error, call, key, book)
+            try:
+                async for event in send(overflow[1]):
+                    await self._counted_event(key, book, event, served)
+                    yield event
+            except BadRequestError as again:
+                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+
+    def _usage(self, key: str | None) -> int | None:
+        """The provider's count of the input tokens of the conversation's last call."""
+        if key is None:
+            return None
+        with self._lock:
+            return self._counted.get(key)
+
+    def _count(self, key: str | None, usage: object) -> None:
+        """Keep the provider's count of a call's input tokens (a bounded table)."""
+        count = getattr(usage, "input_tokens", None)
+        if key is None or not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+            return
+        with self._lock:
+            self._counted[key] = count
+            self._counted.move_to_end(key)
+            while len(self._counted) > _MAX_REMEMBERED:
+                self._counted.popitem(last=False)
+
+    async def _counted_event(
+        self, key: str | None, book: str | None, event: object, served: _Served
+    ) -> None:
+        """Keep the input tokens of a stream's completed response, record its usage, and tell
+        the router what it produced."""
+        if getattr(event, "type", None) != "response.completed":
+            return
+        response = getattr(event, "response", None)
+        usage = getattr(response, "usage", None)
+        self._count(key, usage)
+        if usage is not None:
+            name = getattr(response, "model", None)
+            model: ModelSpec | str | None = served.priced
+            if served.outcome is None and isinstance(name, str) and name:
+                model = name
+            await self._record(book, usage, "openai-responses", model)
+        await served.answered(getattr(response, "output", []))
+
+    async def _record(
+        self,
+        book: str | None,
+        usage: Any,
+        source: UsageSource,
+        model: ModelSpec | str | None,
+    ) -> None:
+        """Record a call's usage: no ledger without a policy (a :class:`PolicyModel` around
+        this one records it, under the chosen model's name)."""
+
+    async def _serve(self, call: _Call, items: list[Any], settings: ModelSettings) -> _Served:
+        """The model that serves a call, with its settings."""
+        raise NotImplementedError
+
+    async def _fit(self, call: _Call, key: str | None, book: str | None) -> list[Any]:
+        """No policy: the call's items as they are."""
+        return call.items
+
+    async def _refit(
+        self, error: BadRequestError, call: _Call, key: str | None, book: str | None
+    ) -> tuple[Overflow, list[Any]]:
+        """No policy: a refusal is the provider's own error."""
+        raise error
+
+
+class PolicyModel(_ModelCalls):
     """An Agents SDK ``Model`` that applies the policy to the input of each call of another one.
 
     Give it as an agent's model, ``Agent(model=PolicyModel(model, policy))``: no ``run_config``
@@ -382,6 +569,18 @@ class PolicyModel(Model):
     ``usage``): with a counter, the next call of the conversation measures its tokens as that
     count plus the estimate of the items added since.
 
+    With ``provider_editing="anthropic"``, the policy's ``clear`` steps are sent as Anthropic's
+    context management instead (:func:`~contextwise.anthropic_context_management`): the model
+    settings' ``extra_body`` carries ``context_management`` and their ``extra_headers`` the
+    ``anthropic-beta`` header, which a Chat Completions model sends as they are (a
+    ``LitellmModel`` that reaches Anthropic); an ``OpenAIResponsesModel`` cannot send them. With
+    ``"openai"``, its ``compress`` steps are sent as the Responses API's compaction
+    (:func:`~contextwise.openai_context_management`), in the settings' ``extra_args`` of an
+    ``OpenAIResponsesModel``; an ``OpenAIChatCompletionsModel`` cannot send it (the Chat
+    Completions API has no compaction). Both are added to the edits and betas the settings
+    already have. The delegated steps no longer run here (except in the retry after a refusal,
+    which runs every step), and the report's ``conversation.delegated_steps`` names them.
+
     Args:
         model: The Agents SDK model that serves the calls (an ``OpenAIResponsesModel``, an
             ``OpenAIChatCompletionsModel``, a :class:`RoutedModel`...).
@@ -397,11 +596,20 @@ class PolicyModel(Model):
             cached prefix. A LiteLLM model receives none, as the Agents SDK passes no Anthropic
             ``cache_control`` through. They are on the request only: neither the session nor the
             run's items hold them. ``False`` by default.
+        provider_editing: ``"anthropic"`` or ``"openai"``: the provider that applies the
+            policy's ``clear`` (or ``compress``) steps on its side; ``None``, the default, runs
+            every step here.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
-            options come with a runner (code ``runner_with_options``).
+            options come with a runner (code ``runner_with_options``); with ``provider_editing``,
+            when the policy has no token limits (codes ``provider_char_limits``,
+            ``provider_trigger_required``) or runs no step of the provider's kind (code
+            ``provider_editing_nothing``), or the model cannot send it (code
+            ``provider_editing_unsupported``).
+        InvalidValueError: When ``provider_editing`` names no provider (code
+            ``invalid_choice``).
         InvalidTypeError: When ``model`` is not an Agents SDK ``Model`` (code
             ``not_an_instance``), ``on_result`` or a compressor or app is not callable, or
             ``cache_breakpoints`` is not a bool (code ``not_a_bool``).
@@ -423,16 +631,21 @@ class PolicyModel(Model):
         policy: PolicyRunner | ContextPolicy | Mapping[str, Any],
         *,
         cache_breakpoints: bool = False,
+        provider_editing: ProviderEditing | None = None,
         **options: Unpack[IntegrationOptions],
     ) -> None:
         require_instance(model, Model, "model", "Model")
+        super().__init__()
         self._cache_breakpoints = check_flag(cache_breakpoints)
         self._model = model
-        self._counted: OrderedDict[str, int] = OrderedDict()
-        self._lock = threading.Lock()
         self._conversation = conversation_of(policy, options)
+        self._editing = _agents_editing(provider_editing, model, self._conversation.runner.policy)
+        if self._editing is not None:
+            self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the conversation's ledger first.
-        self._book = UsageBook(options.get("store"), "PolicyModel")
+        self._book = UsageBook(
+            options.get("store"), "PolicyModel", self._conversation.max_memory_bytes
+        )
         self._conversation.on_result = self._book.recording(self._conversation.on_result)
 
     @property
@@ -475,40 +688,18 @@ class PolicyModel(Model):
             openai.BadRequestError: When the provider refuses the retry as too long too, with
                 the retry's report as ``contextwise_report``.
         """
-        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
-        key = None if previous_response_id or conversation_id else call.key()
-        book = conversation_id or key
-        fitted = await self._fit(call, key, book)
-
-        async def send(items: list[Any]) -> ModelResponse:
-            response = await self._model.get_response(
-                system_instructions,
-                items,
-                model_settings,
-                tools,
-                output_schema,
-                handoffs,
-                tracing,
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            )
-            self._count(key, response.usage)
-            self._book.record(
-                book,
-                usage_from(response.usage, source="openai-agents"),
-                model=self._served_by(response.output),
-            )
-            return response
-
-        try:
-            return await send(fitted)
-        except BadRequestError as error:
-            overflow = await self._refit(error, call, key, book)
-            try:
-                return await send(overflow[1])
-            except BadRequestError as again:
-                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+        return await self._respond(
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        )
 
     async def stream_response(
         self,
@@ -545,90 +736,42 @@ class PolicyModel(Model):
             openai.BadRequestError: When the provider refuses the retry as too long too, with
                 the retry's report as ``contextwise_report``.
         """
-        call = _Call(system_instructions, input, tools, output_schema, handoffs, model_settings)
-        key = None if previous_response_id or conversation_id else call.key()
-        book = conversation_id or key
-        fitted = await self._fit(call, key, book)
-
-        def send(items: list[Any]) -> AsyncIterator[TResponseStreamEvent]:
-            return self._model.stream_response(
-                system_instructions,
-                items,
-                model_settings,
-                tools,
-                output_schema,
-                handoffs,
-                tracing,
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            )
-
-        started = False
-        try:
-            async for event in send(fitted):
-                started = True
-                self._counted_event(key, book, event)
-                yield event
-        except BadRequestError as error:
-            if started:
-                raise
-            overflow = await self._refit(error, call, key, book)
-            try:
-                async for event in send(overflow[1]):
-                    self._counted_event(key, book, event)
-                    yield event
-            except BadRequestError as again:
-                raise (attach(again, overflow[0]) if _too_long(again) else again) from None
+        async for event in self._stream(
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        ):
+            yield event
 
     async def close(self) -> None:
         """Close the wrapped model."""
         await self._model.close()
 
-    def _usage(self, key: str | None) -> int | None:
-        """The provider's count of the input tokens of the conversation's last call."""
-        if key is None:
-            return None
-        with self._lock:
-            return self._counted.get(key)
+    async def _record(
+        self,
+        book: str | None,
+        usage: Any,
+        source: UsageSource,
+        model: ModelSpec | str | None,
+    ) -> None:
+        """Record a call's usage in the conversation's ledger (the store's write in a worker
+        thread)."""
+        await self._book.arecord(book, usage_from(usage, source=source), model=model)
 
-    def _count(self, key: str | None, usage: object) -> None:
-        """Keep the provider's count of a call's input tokens (a bounded table)."""
-        count = getattr(usage, "input_tokens", None)
-        if key is None or not isinstance(count, int) or isinstance(count, bool) or count <= 0:
-            return
-        with self._lock:
-            self._counted[key] = count
-            self._counted.move_to_end(key)
-            while len(self._counted) > _MAX_REMEMBERED:
-                self._counted.popitem(last=False)
-
-    def _counted_event(self, key: str | None, book: str | None, event: object) -> None:
-        """Keep the input tokens of a stream's completed response, and record its usage."""
-        if getattr(event, "type", None) != "response.completed":
-            return
-        response = getattr(event, "response", None)
-        usage = getattr(response, "usage", None)
-        self._count(key, usage)
-        if usage is not None:
-            name = getattr(response, "model", None)
-            model = name if isinstance(name, str) and name else self._name()
-            self._book.record(book, usage_from(usage, source="openai-responses"), model=model)
-
-    def _name(self) -> str | None:
-        """The wrapped model's name, when it says one (``OpenAIResponsesModel.model``)."""
-        name = getattr(self._model, "model", None)
-        return name if isinstance(name, str) and name else None
-
-    def _served_by(self, output: Sequence[Any]) -> ModelSpec | str | None:
-        """What served a call, for its price: the route's model spec (with its prices) when the
-        wrapped model is a :class:`RoutedModel` that remembers the route of ``output``, else the
-        wrapped model's name."""
+    async def _serve(self, call: _Call, items: list[Any], settings: ModelSettings) -> _Served:
+        """The model that serves a call, with its settings: the wrapped model, or the model that
+        a wrapped :class:`RoutedModel` chooses for the fitted items (one call path: the policy,
+        the overflow, the usage under the chosen model's name)."""
         if isinstance(self._model, RoutedModel):
-            spec = self._model._served(output)
-            if spec is not None:
-                return spec
-        return self._name()
+            return await self._model._serve(call, items, settings)
+        return _Served(self._model, settings)
 
     async def _fit(self, call: _Call, key: str | None, book: str | None) -> list[Any]:
         """The call's items fitted, its summaries recorded in the ledger ``book``."""
@@ -800,6 +943,70 @@ def _mark(item: Any) -> Any:
     return {**item, field: parts}
 
 
+def _agents_editing(
+    provider_editing: object, model: Model, policy: ContextPolicy
+) -> Editing | None:
+    """The provider's context editing, checked against the model that must send it: OpenAI's
+    compaction only through the Responses API, Anthropic's edits not to OpenAI's."""
+    editing = editing_of(provider_editing, policy)
+    if editing is None:
+        return None
+    if editing.provider == "openai" and isinstance(model, OpenAIChatCompletionsModel):
+        raise unsupported(model, "openai", "OpenAIResponsesModel")
+    if editing.provider == "anthropic" and isinstance(model, OpenAIResponsesModel):
+        raise unsupported(model, "anthropic", "LitellmModel")
+    return editing
+
+
+def _edited_settings(settings: ModelSettings, editing: Editing | None) -> ModelSettings:
+    """The model settings with the provider's context editing: Anthropic's in the extra body
+    and the ``anthropic-beta`` header, OpenAI's compaction in the extra arguments of the
+    Responses call; added to the edits and betas the settings already have."""
+    if editing is None:
+        return settings
+    if editing.provider == "openai":
+        arguments = dict(settings.extra_args or {})
+        arguments["context_management"] = editing.merged(arguments.get("context_management"))
+        with_arguments: ModelSettings = dataclasses.replace(settings, extra_args=arguments)
+        return with_arguments
+    headers = dict(settings.extra_headers or {})
+    found = headers.get("anthropic-beta")
+    betas = [beta.strip() for beta in found.split(",")] if isinstance(found, str) else None
+    headers["anthropic-beta"] = ",".join(editing.merged_betas(betas))
+    extra = settings.extra_body
+    body = dict(extra) if isinstance(extra, Mapping) else {}
+    body["context_management"] = editing.merged(body.get("context_management"))
+    edited: ModelSettings = dataclasses.replace(settings, extra_headers=headers, extra_body=body)
+    return edited
+
+
+@dataclasses.dataclass(slots=True)
+class _Served:
+    """The model that serves a call, its settings, and the route that chose it (if any)."""
+
+    model: Model
+    settings: ModelSettings
+    outcome: RouteOutcome | None = None
+    router: RoutedModel | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The serving model's name, when it says one (``OpenAIResponsesModel.model``)."""
+        name = getattr(self.model, "model", None)
+        return name if isinstance(name, str) and name else None
+
+    @property
+    def priced(self) -> ModelSpec | str | None:
+        """What the call is priced as: the route's model spec (with its prices) when a route chose
+        the model, else the serving model's name."""
+        return self.outcome.model if self.outcome is not None else self.name
+
+    async def answered(self, output: Sequence[Any]) -> None:
+        """Tell the router which items its route produced (nothing without a route)."""
+        if self.router is not None and self.outcome is not None:
+            await self.router._remember(output, self.outcome)
+
+
 class _Call:
     """What one model call sends: its items, and the parts the policy must pin."""
 
@@ -815,6 +1022,8 @@ class _Call:
         self.items: list[Any] = (
             [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
         )
+        self.system = system
+        self.tools = tools
         self.settings = settings
         pinned: list[str | Mapping[str, Any]] = [system] if system else []
         pinned += [_tool_definition(tool) for tool in tools]
@@ -874,7 +1083,7 @@ class _UsageHooks(RunHooks[Any]):
     async def on_llm_end(
         self, context: Any, agent: Any, response: ModelResponse, *args: Any, **kwargs: Any
     ) -> None:
-        self._session._observe(response, getattr(agent, "model", None))
+        await self._session._observe(response, getattr(agent, "model", None))
         await self._base.on_llm_end(context, agent, response, *args, **kwargs)
 
     async def on_agent_start(self, *args: Any, **kwargs: Any) -> None:
@@ -897,7 +1106,7 @@ _MAX_REMEMBERED = 10_000
 """How many output items' routes a :class:`RoutedModel` remembers (least recent first out)."""
 
 
-class RoutedModel(Model):
+class RoutedModel(_ModelCalls):
     """An Agents SDK ``Model`` that routes each call to the model of the label a router chooses.
 
     Give it as an agent's model, ``Agent(model=RoutedModel(router, models={...}))``. At each
@@ -969,8 +1178,8 @@ class RoutedModel(Model):
         routing = step_routing(router, models, "Agents SDK", Model)
         assert routing is not None
         self._routing: StepRouting[Model] = routing
+        super().__init__()
         self._routes: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
-        self._lock = threading.Lock()
         if store is not None:
             check_store(store, [ConversationStore], "invalid_conversation_store")
         self._store = store
@@ -1018,11 +1227,10 @@ class RoutedModel(Model):
         Returns:
             The chosen model's response.
         """
-        outcome, model = await self._route(system_instructions, input, tools)
-        response = await model.get_response(
+        return await self._respond(
             system_instructions,
             input,
-            _with_effort(model_settings, outcome),
+            model_settings,
             tools,
             output_schema,
             handoffs,
@@ -1031,8 +1239,6 @@ class RoutedModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         )
-        await self._remember(response.output, outcome)
-        return response
 
     async def stream_response(
         self,
@@ -1066,11 +1272,10 @@ class RoutedModel(Model):
         Yields:
             The chosen model's stream events.
         """
-        outcome, model = await self._route(system_instructions, input, tools)
-        async for event in model.stream_response(
+        async for event in self._stream(
             system_instructions,
             input,
-            _with_effort(model_settings, outcome),
+            model_settings,
             tools,
             output_schema,
             handoffs,
@@ -1079,15 +1284,17 @@ class RoutedModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         ):
-            if getattr(event, "type", None) == "response.completed":
-                output = getattr(getattr(event, "response", None), "output", [])
-                await self._remember(output, outcome)
             yield event
 
     async def close(self) -> None:
         """Close every model of the router's labels."""
         for model in self._routing.models.values():
             await model.close()
+
+    async def _serve(self, call: _Call, items: list[Any], settings: ModelSettings) -> _Served:
+        """The chosen label's model, with the route's effort in the settings."""
+        outcome, model = await self._route(call.system, items, call.tools)
+        return _Served(model, _with_effort(settings, outcome), outcome, self)
 
     async def _route(
         self, system: str | None, input: str | list[TResponseInputItem], tools: Sequence[Tool]
@@ -1153,16 +1360,6 @@ class RoutedModel(Model):
         except Exception:  # noqa: BLE001 - a broken store never ends the agent's run
             return
 
-    def _served(self, output: Sequence[Any]) -> ModelSpec | None:
-        """The model spec of the route that produced ``output``, remembered under its items'
-        ids; ``None`` when none of them has an id."""
-        with self._lock:
-            for item in output:
-                found = _item_id(item)
-                if found is not None and found in self._routes:
-                    choice = self._routes[found][1]["choice"]
-                    return self._routing.router.models.get(choice)
-        return None
 
 
 _ROUTE_KEY_PREFIX = "agents-route:"

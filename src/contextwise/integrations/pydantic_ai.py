@@ -29,6 +29,7 @@ from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._breakpoints import MAX_BREAKPOINTS, SYSTEM, check_flag, choose
 from contextwise.integrations._conversation import Conversation, conversation_of, fingerprint
+from contextwise.integrations._editing import Editing, ProviderEditing, editing_of
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -155,6 +156,16 @@ class ContextPolicyCapability(AbstractCapability[Any]):
     model has the response's ``model_name``, at that model's own effort. The step is the number
     of responses in the history, plus one.
 
+    With ``provider_editing="anthropic"``, the policy's ``clear`` steps are sent as Anthropic's
+    context management instead (:func:`~contextwise.anthropic_context_management`), through the
+    request's ``anthropic_betas`` and ``anthropic_context_management`` settings, which an
+    ``AnthropicModel`` sends. With ``"openai"``, its ``compress`` steps are sent as the
+    Responses API's compaction (:func:`~contextwise.openai_context_management`), through the
+    ``openai_context_management`` setting, which an ``OpenAIResponsesModel`` sends (the Chat
+    Completions API has no compaction). Both are added to the betas and edits the settings
+    already have. The delegated steps no longer run here (except in the retry after a refusal,
+    which runs every step), and the report's ``conversation.delegated_steps`` names them.
+
     Args:
         policy: The policy's runner, or the policy (or a mapping in the shape of a policy file)
             to bind with ``options``; its steps work on the fragment ``fragment_id``.
@@ -171,11 +182,19 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             left as it is and counts, as do the messages' ``CachePoint`` parts, so that a
             request never carries more than four. They are on the request only: the run's
             history never holds them. ``False`` by default.
+        provider_editing: ``"anthropic"`` or ``"openai"``: the provider that applies the
+            policy's ``clear`` (or ``compress``) steps on its side; ``None``, the default, runs
+            every step here.
 
     Raises:
         PolicyConfigurationError: When the policy is invalid, or does not match the options or
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
-            options come with a runner (code ``runner_with_options``).
+            options come with a runner (code ``runner_with_options``); with ``provider_editing``,
+            when the policy has no token limits (codes ``provider_char_limits``,
+            ``provider_trigger_required``) or runs no step of the provider's kind (code
+            ``provider_editing_nothing``).
+        InvalidValueError: When ``provider_editing`` names no provider (code
+            ``invalid_choice``).
         InvalidTypeError: When ``on_result`` or a compressor or app is not callable, ``store``
             cannot keep conversations, or ``cache_breakpoints`` is not a bool (code
             ``not_a_bool``).
@@ -210,6 +229,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         router: Router | None = None,
         models: Mapping[str, Model] | None = None,
         cache_breakpoints: bool = False,
+        provider_editing: ProviderEditing | None = None,
         **options: Unpack[IntegrationOptions],
     ) -> None:
         self._cache_breakpoints = check_flag(cache_breakpoints)
@@ -217,8 +237,15 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         self._pending = {}
         self._steps = {}
         self._conversation = conversation_of(policy, options, _fingerprint)
+        self._editing = editing_of(provider_editing, self._conversation.runner.policy)
+        if self._editing is not None:
+            self._conversation.delegate(self._editing.kind, self._editing.step_ids)
         # The summaries a reduction paid for go into the conversation's ledger first.
-        self._usage = UsageBook(options.get("store"), "ContextPolicyCapability")
+        self._usage = UsageBook(
+            options.get("store"),
+            "ContextPolicyCapability",
+            self._conversation.max_memory_bytes,
+        )
         self._conversation.on_result = self._usage.recording(self._conversation.on_result)
 
     async def before_model_request(
@@ -264,7 +291,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             end = None if previous is None else _joined_positions(messages)[previous - 1] + 1
             fitted = _with_breakpoints(fitted, end)
         if self._routing is None:
-            return fitted
+            return _edited(fitted, self._editing)
         outcome, model = await self._routing.aroute(_routing_context(self._routing, fitted))
         outcome = _sent(self._routing, outcome, model)
         _bounded(self._pending, (ctx.run_id, ctx.run_step), outcome)
@@ -274,7 +301,8 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             settings["thinking"] = (
                 False if effort is Effort.NONE else effort_word(outcome.model, effort)
             )
-        return replace(fitted, model=model, model_settings=cast(ModelSettings, settings))
+        routed = replace(fitted, model=model, model_settings=cast(ModelSettings, settings))
+        return _edited(routed, self._editing)
 
     async def after_model_request(
         self,
@@ -303,7 +331,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             ):
                 outcome = None  # another capability (a fallback) changed the model after the route
         key = step.key if step is not None else _conversation_key(ctx)
-        self._record(key, response, outcome)
+        await self._record(key, response, outcome)
         if outcome is None:
             return response
         metadata = {**(response.metadata or {}), ROUTE_KEY: route_record(outcome)}
@@ -407,12 +435,14 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             require_string(conversation_id, "conversation_id")
         return self._usage.summary(conversation_id)
 
-    def _record(
+    async def _record(
         self, key: str | None, response: ModelResponse, outcome: RouteOutcome | None
     ) -> None:
-        """Record a response's usage in its conversation's ledger."""
+        """Record a response's usage in its conversation's ledger (the store's write in a
+        worker thread)."""
         model: Any = outcome.model if outcome is not None else response.model_name
-        self._usage.record(key, usage_from(response.usage, source="pydantic-ai"), model=model)
+        usage = usage_from(response.usage, source="pydantic-ai")
+        await self._usage.arecord(key, usage, model=model)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -527,6 +557,22 @@ def _sent(routing: StepRouting[Model], outcome: RouteOutcome, model: Model) -> R
         return outcome
     name = getattr(model, "model_name", type(model).__name__)
     return routing.unsent(outcome, f"the model {name!r} does not support thinking")
+
+
+def _edited(request: ModelRequestContext, editing: Editing | None) -> ModelRequestContext:
+    """The request with the provider's context editing in its model settings (pydantic-ai's
+    ``anthropic_betas`` and ``anthropic_context_management``, or ``openai_context_management``),
+    added to the betas and edits already there."""
+    if editing is None:
+        return request
+    settings: dict[str, Any] = dict(request.model_settings or {})
+    if editing.provider == "anthropic":
+        settings["anthropic_betas"] = editing.merged_betas(settings.get("anthropic_betas"))
+        name = "anthropic_context_management"
+    else:
+        name = "openai_context_management"
+    settings[name] = editing.merged(settings.get(name))
+    return replace(request, model_settings=cast(ModelSettings, settings))
 
 
 def _bounded(table: dict[_StepKey, _T], key: _StepKey, value: _T) -> None:

@@ -209,6 +209,11 @@ class ConversationReport(PolicyBase):
     """The tokens that the refused prompt came to, by the provider's count; ``None`` when the
     refusal did not say, or without a refusal."""
 
+    delegated_steps: tuple[str, ...] = ()
+    """The ids of the steps that the provider applies on its side (the integrations'
+    ``provider_editing``): the request carries them, and they did not run here. Empty in the
+    retry after a refusal, where every step runs here."""
+
     @property
     def resynced(self) -> bool:
         """Whether the context was rebuilt from the whole history."""
