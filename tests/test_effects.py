@@ -20,8 +20,8 @@ from contextwise import (
     ContextSession,
     Decision,
     DecisionRequest,
-    Fragment,
     MemoryStore,
+    MessagesFragment,
     ModelRouter,
     ModelRouting,
     ModelSpec,
@@ -111,7 +111,7 @@ def inside_a_running_loop(face: Callable[[], Any]) -> Any:
 def test_process_context_works_inside_a_running_loop() -> None:
     result = inside_a_running_loop(
         lambda: process_context(
-            POLICY, [Fragment("history", messages=HISTORY)], compressors={"short": short}
+            POLICY, [MessagesFragment("history", messages=HISTORY)], compressors={"short": short}
         )
     )
     messages = result.fragment("history").messages
@@ -142,7 +142,7 @@ def test_prepare_step_works_inside_a_running_loop() -> None:
     prepared: PreparedStep = inside_a_running_loop(
         lambda: prepare_step(
             POLICY,
-            [Fragment("history", messages=HISTORY)],
+            [MessagesFragment("history", messages=HISTORY)],
             router=ModelRouter(routing(provider)),
             step=3,
             compressors={"short": short},
@@ -156,7 +156,7 @@ def test_the_sync_face_and_the_async_twin_give_the_same_step() -> None:
     def run_sync() -> PreparedStep:
         return prepare_step(
             POLICY,
-            [Fragment("history", messages=HISTORY)],
+            [MessagesFragment("history", messages=HISTORY)],
             router=ModelRouter(routing(AsyncProvider())),
             step=3,
             compressors={"short": short},
@@ -165,7 +165,7 @@ def test_the_sync_face_and_the_async_twin_give_the_same_step() -> None:
     async def run_async() -> PreparedStep:
         return await aprepare_step(
             POLICY,
-            [Fragment("history", messages=HISTORY)],
+            [MessagesFragment("history", messages=HISTORY)],
             router=ModelRouter(routing(AsyncProvider())),
             step=3,
             compressors={"short": short},
@@ -264,7 +264,7 @@ def test_a_hung_sync_compressor_times_out_from_either_face() -> None:
             }
         ],
     )
-    fragments = [Fragment("history", messages=HISTORY)]
+    fragments = [MessagesFragment("history", messages=HISTORY)]
 
     async def from_the_async_face() -> Any:
         try:

@@ -34,8 +34,8 @@ from contextwise import (
     Decision,
     DecisionResponse,
     EstimateCounter,
-    Fragment,
     MemoryStore,
+    MessagesFragment,
     ModelRouting,
     ModelSpec,
     OpenAIDecisionProvider,
@@ -211,7 +211,7 @@ class Provider:
         raise NotImplementedError
 
 
-FRAGMENT = Fragment("history", messages=[{"role": "user", "content": "Hi"}] * 3)
+FRAGMENT = MessagesFragment("history", messages=[{"role": "user", "content": "Hi"}] * 3)
 
 
 def _routing(value: Any) -> object:
@@ -431,7 +431,7 @@ def test_nesting_beyond_the_limit_is_a_coded_error_never_a_recursion_error() -> 
         lambda: check_json_state(deep),
         lambda: message_chars({"role": "assistant", "content": [
             {"type": "tool_use", "id": "t", "name": "f", "input": deep}]}),
-        lambda: process_context({"mode": "audit"}, [Fragment("history", messages=[
+        lambda: process_context({"mode": "audit"}, [MessagesFragment("history", messages=[
             {"role": "assistant", "content": None, "tool_calls": [
                 {"id": "c", "type": "function", "function": {"name": "f", "arguments": deep}}]}])]),
     ):
@@ -492,9 +492,9 @@ MESSAGE_ENTRY_POINTS: list[tuple[str, Callable[[list[Any], Any], object]]] = [
     ("group_messages", lambda messages, one: group_messages(messages)),
     ("layout_messages", lambda messages, one: layout_messages(messages, "message")),
     ("process_context", lambda messages, one: process_context(
-        TRIM_POLICY, [Fragment("history", messages=messages)])),
+        TRIM_POLICY, [MessagesFragment("history", messages=messages)])),
     ("PolicyRunner.process(opaque)", lambda messages, one: TRIM_RUNNER.replace(
-        unknown_items="opaque").process([Fragment("history", messages=messages)])),
+        unknown_items="opaque").process([MessagesFragment("history", messages=messages)])),
     ("ContextSession", lambda messages, one: _session_round(messages)),
     ("default_state", lambda messages, one: default_state(
         RoutingContext(step=1, model="m", messages=messages))),

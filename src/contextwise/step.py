@@ -23,9 +23,11 @@ from contextwise.policy import (
     ContextProcessingReport,
     ContextResult,
     Fragment,
+    MessagesFragment,
     PolicyRunner,
     RemovedItem,
     RunnerOptions,
+    TextFragment,
 )
 from contextwise.policy._runner import as_runner, measure_of, runner_core
 from contextwise.routing._model import ModelSpec, RoutingContext
@@ -45,8 +47,8 @@ class PreparedStep:
 
     Examples:
         >>> from contextwise import (
-        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec, prepare_step,
+        ...     ChoiceQuestion, ContextPolicy, Decision, MessagesFragment,
+        ...     ModelRouter, ModelRouting, ModelSpec, prepare_step,
         ... )
         >>> class Sure:
         ...     name = "sure"
@@ -70,7 +72,7 @@ class PreparedStep:
         ... )
         >>> prepared = prepare_step(
         ...     ContextPolicy(mode="reduce"),
-        ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
+        ...     [MessagesFragment("history", messages=[{"role": "user", "content": "Hi"}])],
         ...     router=ModelRouter(routing),
         ...     step=1,
         ... )
@@ -115,10 +117,10 @@ class PreparedStep:
         each text fragment as one message of its ``role`` (``user`` by default)."""
         messages: list[ChatMessage] = []
         for fragment in self.fragments:
-            if fragment.messages is not None:
+            if isinstance(fragment, MessagesFragment):
                 messages.extend(fragment.messages)
-            elif fragment.text is not None:
-                messages.append({"role": fragment.role or "user", "content": fragment.text})
+            else:
+                messages.append({"role": fragment.role, "content": fragment.text})
         return messages
 
     def request_options(self) -> dict[str, Any]:
@@ -138,10 +140,10 @@ class PreparedStep:
                 ``missing_output_limit``).
 
         Examples:
-            >>> from contextwise import ContextPolicy, Fragment, ModelSpec, prepare_step
+            >>> from contextwise import ContextPolicy, MessagesFragment, ModelSpec, prepare_step
             >>> prepared = prepare_step(
             ...     ContextPolicy(mode="reduce"),
-            ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
+            ...     [MessagesFragment("history", messages=[{"role": "user", "content": "Hi"}])],
             ...     model=ModelSpec(
             ...         name="gpt-5", api="openai-chat", effort="low", window=128_000
             ...     ),
@@ -287,8 +289,8 @@ def prepare_step(
     Examples:
         >>> from contextwise import prepare_step
         >>> from contextwise import (
-        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec,
+        ...     ChoiceQuestion, ContextPolicy, Decision, MessagesFragment,
+        ...     ModelRouter, ModelRouting, ModelSpec,
         ... )
         >>> class Router:
         ...     name = "router"
@@ -313,7 +315,7 @@ def prepare_step(
         >>> history = [{"role": "user", "content": "Fix the bug."}]
         >>> prepared = prepare_step(
         ...     ContextPolicy(mode="reduce"),
-        ...     [Fragment("history", messages=history)],
+        ...     [MessagesFragment("history", messages=history)],
         ...     router=ModelRouter(routing),
         ...     step=1,
         ...     output=1_000,
@@ -386,8 +388,8 @@ async def aprepare_step(
         >>> from contextwise import aprepare_step
         >>> import asyncio
         >>> from contextwise import (
-        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec,
+        ...     ChoiceQuestion, ContextPolicy, Decision, MessagesFragment,
+        ...     ModelRouter, ModelRouting, ModelSpec,
         ... )
         >>> class Router:
         ...     name = "router"
@@ -411,7 +413,7 @@ async def aprepare_step(
         ... )
         >>> prepared = asyncio.run(aprepare_step(
         ...     ContextPolicy(mode="reduce"),
-        ...     [Fragment("history", messages=[{"role": "user", "content": "Fix the bug."}])],
+        ...     [MessagesFragment("history", [{"role": "user", "content": "Fix the bug."}])],
         ...     router=ModelRouter(routing),
         ...     step=1,
         ... ))
@@ -575,7 +577,7 @@ def _capped(budget: ContextBudget, cap: ContextBudget | None) -> ContextBudget:
 def _messages(fragments: Sequence[Fragment]) -> list[ChatMessage]:
     messages: list[ChatMessage] = []
     for fragment in fragments:
-        if fragment.messages is not None:
+        if isinstance(fragment, MessagesFragment):
             messages.extend(fragment.messages)
     return messages
 
@@ -592,9 +594,9 @@ def _segments(
     if pinned:
         segments.append(BudgetSegment(_PINNED_SEGMENT, pinned))
     for fragment in fragments:
-        if fragment.text is not None:
+        if isinstance(fragment, TextFragment):
             tokens = measure.text_tokens(fragment.text)
         else:
-            tokens = sum(measure.one_message_tokens(message) for message in fragment.messages or ())
+            tokens = sum(measure.one_message_tokens(message) for message in fragment.messages)
         segments.append(BudgetSegment(fragment.id, tokens))
     return segments

@@ -168,7 +168,7 @@ RULES = {"rules": [RoutingRule(id="r", model="a", min_tokens=1)], "default": "b"
 
 
 def fragments() -> list[Fragment]:
-    return [Fragment("history", messages=list(MESSAGES))]
+    return [MessagesFragment("history", messages=list(MESSAGES))]
 
 
 def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -302,13 +302,11 @@ ENTRY_POINTS: list[EntryPoint] = [
       "apps": {}, "part_estimate": PartEstimate()}),
     ("aprocess_context", lambda **k: run(aprocess_context(**k)),
      {"policy": POLICY, "fragments": fragments(), "budget": None, "decision_provider": None}),
-    ("Fragment", Fragment, {"id": "history", "messages": MESSAGES, "role": None}),
-    ("Fragment(text)", Fragment, {"id": "notes", "text": "t", "role": "system"}),
     ("TextFragment", TextFragment, {"id": "notes", "text": "t", "role": "system"}),
     ("MessagesFragment", MessagesFragment, {"id": "history", "messages": MESSAGES}),
-    ("Fragment.with_messages", lambda **k: Fragment("h", messages=[]).with_messages(**k),
+    ("MessagesFragment.with_messages", lambda **k: MessagesFragment("h", []).with_messages(**k),
      {"messages": MESSAGES}),
-    ("Fragment.with_text", lambda **k: Fragment("h", text="").with_text(**k), {"text": "x"}),
+    ("TextFragment.with_text", lambda **k: TextFragment("h", "").with_text(**k), {"text": "x"}),
     ("ContextPolicy.bind", lambda **k: ContextPolicy.model_validate(POLICY).bind(**k),
      {"counter": len}),
     ("PolicyRunner", PolicyRunner, {"policy": POLICY}),

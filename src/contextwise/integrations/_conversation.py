@@ -33,7 +33,7 @@ from contextwise import (
     ContextResult,
     ConversationReport,
     ConversationStatus,
-    Fragment,
+    MessagesFragment,
     PolicyRunner,
     RunnerOptions,
 )
@@ -243,7 +243,7 @@ class Conversation:
             )
         # A reduce policy without limits is accepted here: it acts on a provider's overflow.
         self.runner = as_runner(policy, options, defaults=INTEGRATION_DEFAULTS, can_idle=True)
-        check_fragments(self.runner.policy, [Fragment(fragment_id, messages=[])])
+        check_fragments(self.runner.policy, [MessagesFragment(fragment_id, messages=[])])
         self.fragment_id = fragment_id
         self.on_result = on_result
         self.store = store
@@ -431,7 +431,7 @@ class Conversation:
     def _core(self, plan: _Plan, held_back: frozenset[str]) -> Effects[ContextResult]:
         return runner_core(
             plan.runner or self.runner,
-            [Fragment(self.fragment_id, messages=plan.candidate)],
+            [MessagesFragment(self.fragment_id, messages=plan.candidate)],
             pinned=plan.pinned,
             offset_tokens=plan.offset_tokens,
             held_back=held_back,
@@ -461,7 +461,8 @@ class Conversation:
         """What to remember after a call (``None`` without a key or after a fallback)."""
         if plan.key is None or plan.status == "fallback":
             return None
-        sent = result.fragment(self.fragment_id).messages or ()
+        fragment = result.fragment(self.fragment_id)
+        sent = fragment.messages if isinstance(fragment, MessagesFragment) else ()
         where = dict(zip(map(id, plan.candidate), plan.sources, strict=True))
         previous_made = plan.previous.made if plan.previous is not None else {}
         refs: list[int | str] = []
@@ -558,7 +559,9 @@ class Conversation:
             self._memory_bytes -= old.size
 
     def _messages(self, result: ContextResult) -> list[MessageT]:
-        return cast(list[MessageT], list(result.fragment(self.fragment_id).messages or ()))
+        fragment = result.fragment(self.fragment_id)
+        messages = fragment.messages if isinstance(fragment, MessagesFragment) else ()
+        return cast(list[MessageT], list(messages))
 
 
 def _gap(trigger: int | None, target: int | None) -> int | None:

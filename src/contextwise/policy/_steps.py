@@ -130,10 +130,10 @@ def measure_fragment(
 ) -> FragState:
     """Measure a fragment once: each message's characters (and tokens, with a counter), or take
     the sizes it already has."""
-    if fragment.text is not None:
+    if isinstance(fragment, TextFragment):
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
-    messages = fragment.messages or ()
+    messages = fragment.messages
     if known is not None and known.roles is not None and len(known.roles) == len(messages):
         profile = Profile(list(known.chars), list(known.roles), True)
     else:
@@ -256,14 +256,14 @@ def _apply(step: ContextStep, state: FragState, context: StepContext) -> Effects
     fragment = state.fragment
     if isinstance(fragment, TextFragment):
         if isinstance(step, TrimStep):
-            return _trim_text(step, state, fragment.text, context.measure)
+            return _trim_text(step, state, fragment, context.measure)
         if isinstance(step, CompressStep):
-            return (yield from _compress_text(step, state, fragment.text, context))
+            return (yield from _compress_text(step, state, fragment, context))
         if isinstance(step, AppStep):
             return (yield from _app_text(step, state, fragment, context))
         return Candidate(step, None, None)  # no tool use in a text
     assert isinstance(fragment, MessagesFragment)
-    messages = fragment.messages
+    messages = tuple(fragment.messages)  # a tuple already: no copy
     if isinstance(step, ClearStep | ClipStep):
         return _clear_or_clip(step, state, messages, context.measure)
     if isinstance(step, TrimStep):
@@ -381,7 +381,7 @@ def _trim_messages(
         step,
         "trim",
         state,
-        Fragment(state.fragment.id, messages=new_messages),
+        MessagesFragment(state.fragment.id, messages=new_messages),
         chars,
         tokens,
         profile=new_profile,
@@ -392,7 +392,10 @@ def _trim_messages(
     return Candidate(step, new_state, change, removed, Splice(first, stop, stay))
 
 
-def _trim_text(step: TrimStep, state: FragState, text: str, measure: Measure) -> Candidate:
+def _trim_text(
+    step: TrimStep, state: FragState, fragment: TextFragment, measure: Measure
+) -> Candidate:
+    text = fragment.text
     length = len(text)
     marker = step.marker
     target_chars, target_tokens = step.target_chars, step.target_tokens
@@ -425,7 +428,7 @@ def _trim_text(step: TrimStep, state: FragState, text: str, measure: Measure) ->
         step,
         "trim",
         state,
-        state.fragment.with_text(new_text),
+        fragment.with_text(new_text),
         len(new_text),
         tokens,
         removed_chars=len(span),
@@ -510,7 +513,7 @@ def _rewritten(
         step,
         step.kind,
         state,
-        Fragment(state.fragment.id, messages=rewrite.messages),
+        MessagesFragment(state.fragment.id, messages=rewrite.messages),
         chars,
         new_tokens,
         profile=profile,
@@ -626,13 +629,13 @@ def _measure_new(step: CompressStep | AppStep, measure: Callable[[], T]) -> T:
 
 
 def _compress_text(
-    step: CompressStep, state: FragState, text: str, context: StepContext
+    step: CompressStep, state: FragState, fragment: TextFragment, context: StepContext
 ) -> Effects[Candidate]:
-    if not text:
+    if not fragment.text:
         return Candidate(step, None, None)
-    reply = yield from _call_step(step, context, text)
+    reply = yield from _call_step(step, context, fragment.text)
     with _spending(reply.value):
-        return _spent(_text_summary(step, state, context, text, reply.value), reply.value)
+        return _spent(_text_summary(step, state, context, fragment, reply.value), reply.value)
 
 
 @contextmanager
@@ -655,9 +658,14 @@ def _spent(candidate: Candidate, result: object) -> Candidate:
 
 
 def _text_summary(
-    step: CompressStep, state: FragState, context: StepContext, text: str, summary: object
+    step: CompressStep,
+    state: FragState,
+    context: StepContext,
+    fragment: TextFragment,
+    summary: object,
 ) -> Candidate:
     """The candidate of a text compressed to ``summary``, or the failed step."""
+    text = fragment.text
     if isinstance(summary, WithUsage):
         summary = summary.value
     params = _params(step)
@@ -675,7 +683,7 @@ def _text_summary(
         step,
         "compress",
         state,
-        state.fragment.with_text(summary),
+        fragment.with_text(summary),
         len(summary),
         None if measure.counter is None else measure.text_tokens(summary),
         removed_chars=len(text),
@@ -713,7 +721,7 @@ def _compress_messages(
         step,
         "compress",
         state,
-        Fragment(state.fragment.id, messages=tuple(splice(messages, start, stop, stay, [summary]))),
+        MessagesFragment(state.fragment.id, tuple(splice(messages, start, stop, stay, [summary]))),
         state.chars - replaced_chars + summary_chars,
         None if new_token_sizes is None else sum(new_token_sizes),
         profile=new_profile,
@@ -788,7 +796,7 @@ def _app_text(
     old_text = fragment.text
     reply = yield from _call_step(step, context, fragment.with_text(old_text))
     result = reply.value
-    if isinstance(result, Fragment) and result.id == fragment.id and result.field == "text":
+    if isinstance(result, TextFragment) and result.id == fragment.id:
         new_text = result.text
     elif isinstance(result, str):
         new_text = result
@@ -818,11 +826,11 @@ def _app_messages(
     step: AppStep, state: FragState, fragment: MessagesFragment, context: StepContext
 ) -> Effects[Candidate]:
     old_messages = fragment.messages
-    given = Fragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
+    given = MessagesFragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
     reply = yield from _call_step(step, context, given)
     result = reply.value
-    if isinstance(result, Fragment) and result.id == fragment.id and result.field == "messages":
-        new_messages = tuple(result.messages or ())
+    if isinstance(result, MessagesFragment) and result.id == fragment.id:
+        new_messages = tuple(result.messages)
     elif isinstance(result, list | tuple):
         new_messages = tuple(result)
     else:
@@ -853,7 +861,7 @@ def _app_messages(
         step,
         "app",
         state,
-        Fragment(fragment.id, messages=new_messages),
+        MessagesFragment(fragment.id, messages=new_messages),
         chars,
         tokens,
         profile=new_profile,

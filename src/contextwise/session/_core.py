@@ -32,7 +32,7 @@ from contextwise.ledger import (
     price_usage,
     summarize_usage,
 )
-from contextwise.policy._fragments import ContextResult, Fragment
+from contextwise.policy._fragments import ContextResult, MessagesFragment
 from contextwise.policy._model import ContextPolicy
 from contextwise.policy._runner import (
     PolicyRunner,
@@ -171,7 +171,7 @@ class ContextSession:
         if isinstance(self._runner.counter, ModelCounter):
             needs.append(StateStore)
         check_store(store, needs, "invalid_session_store")
-        check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
+        check_fragments(self._runner.policy, [MessagesFragment(fragment_id, messages=[])])
         # What the stores keep as text beside the messages: every store must take it alike.
         for index, step in enumerate(self._runner.policy.steps):
             check_storable(step.id, f"steps[{index}].id")
@@ -685,7 +685,7 @@ class ContextSession:
     ) -> Effects[ContextResult]:
         yield from self._refresh(store)
         cache = self._cache
-        fragment = Fragment(self._fragment_id, messages=cache.messages)
+        fragment = MessagesFragment(self._fragment_id, messages=cache.messages)
         tokens = self._calibrated_tokens(cache)
         known = KnownSizes(chars=cache.chars, tokens=tokens, roles=cache.roles)
         removed_by: dict[int, str] = {}
@@ -697,7 +697,8 @@ class ContextSession:
             change.status == "applied" for change in result.report.changes
         ):
             return result
-        new_messages = result.fragment(self._fragment_id).messages or ()
+        after = result.fragment(self._fragment_id)
+        new_messages = after.messages if isinstance(after, MessagesFragment) else ()
         applied = [change.id for change in result.report.changes if change.status == "applied"]
         plan = plan_change(
             cache,
