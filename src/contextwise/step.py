@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Unpack
 
 from contextwise._checks import require_instance
-from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise._effects import Effects, call_faces, run_async, run_sync
 from contextwise._translation import short_text
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
 from contextwise.effort import Effort, EffortLevel
@@ -420,9 +420,7 @@ async def aprepare_step(
         >>> prepared.model.name, prepared.route.reason
         ('small', 'confidence')
     """
-    return await run_async(
-        _core(*_step_arguments(policy, fragments, step, options, asynchronous=True))
-    )
+    return await run_async(_core(*_step_arguments(policy, fragments, step, options)))
 
 
 def _step_arguments(
@@ -430,8 +428,6 @@ def _step_arguments(
     fragments: Sequence[Fragment | Mapping[str, Any]],
     step: int,
     options: Mapping[str, Any],
-    *,
-    asynchronous: bool = False,
 ) -> tuple[PolicyRunner, Sequence[Fragment | Mapping[str, Any]], _StepSetup]:
     """What :func:`_core` takes, from the arguments of either face: the step's own options are
     taken out, and the others bind the runner."""
@@ -456,7 +452,6 @@ def _step_arguments(
             own.get("reasoning", 0),
             active_effort=own.get("active_effort"),
             pinned=tuple(own.get("pinned", ())),
-            asynchronous=asynchronous,
         ),
     )
 
@@ -478,7 +473,6 @@ class _StepSetup:
     output: int
     reasoning: int
     active_effort: EffortLevel | None = None
-    asynchronous: bool = False
     pinned: Sequence[str | Mapping[str, Any]] = ()
 
     def budget(self, spec: ModelSpec, effort: EffortLevel | None) -> ContextBudget:
@@ -487,11 +481,9 @@ class _StepSetup:
         return model_budget(spec, window=self.window, output=self.output, reasoning=reasoning)
 
     def route(self, context: RoutingContext) -> Effects[RouteOutcome]:
-        """Route the step: the router's ``aroute`` under the async driver, ``route`` otherwise."""
+        """Route the step: the router's ``route``, or its ``aroute`` under the async driver."""
         router = self.router
-        outcome: RouteOutcome = yield from call(
-            router.aroute if self.asynchronous else router.route, context
-        )
+        outcome: RouteOutcome = yield from call_faces(router.route, router.aroute, context)
         return outcome
 
 
