@@ -1,8 +1,16 @@
-"""Every public entry point of contextwise with a valid call, for the hostile-value fuzz.
+"""Valid calls of contextwise's public callables: the plausible values of the fuzz.
 
-Each entry is a name, a function and the keyword arguments of one call that succeeds; the fuzz
-replaces one argument at a time by a hostile value. A function here builds what the call needs
-afresh (a session, a store), so no call depends on another.
+``tests/test_fuzz_public.py`` finds every public name by introspection and fuzzes it; it takes
+the value it gives each argument it does not fuzz, and the arguments it builds an instance
+with, from the calls here (``VALID_CALLS``). Nothing requires a public name to be listed: a name
+missing here is still fuzzed, with ``None`` where no plausible value is known. Each entry is a
+name, a function and the keyword arguments of one call that succeeds. A function here builds
+what the call needs afresh (a session, a store), so no call depends on another.
+
+Two kinds of call are fuzzed from here, because the introspecting fuzz does not reach them:
+the command line (``COMMAND_LINE``: ``contextwise.cli`` reads files and standard input, so it
+is not walked), and the runner options given through ``**options`` (``ENTRY_POINTS_IN_RUNNER``:
+the introspecting fuzz gives a ``**options`` only an unknown keyword).
 """
 
 from __future__ import annotations
@@ -246,7 +254,7 @@ def store_calls(factory: Callable[[], Any], name: str) -> list[EntryPoint]:
     ]
 
 
-ENTRY_POINTS: list[EntryPoint] = [
+VALID_CALLS: list[EntryPoint] = [
     # budget and tokens
     ("ContextBudget", ContextBudget,
      {"window": 8000, "output": 100, "reasoning": 0, "safety": None, "locale": None}),
@@ -444,10 +452,13 @@ ENTRY_POINTS: list[EntryPoint] = [
      {"policy": CLEAR_POLICY, "steps": None, "compaction": False}),
     ("openai_context_management", openai_context_management,
      {"policy": COMPACT_POLICY, "steps": None}),
-    # the command
-    ("cli.main", contextwise.cli.main, {"argv": ["policy", "check", policy_file()]}),
 ]
-"""Every entry point, with the keyword arguments of a call that succeeds."""
+"""Public callables, each with the keyword arguments of a call that succeeds."""
+
+COMMAND_LINE: EntryPoint = (
+    "cli.main", contextwise.cli.main, {"argv": ["policy", "check", policy_file()]}
+)
+"""The command line's entry point, with a call that succeeds."""
 
 ENTRY_POINTS_IN_RUNNER: list[EntryPoint] = [
     ("process_context(step_timeout)", process_context,
