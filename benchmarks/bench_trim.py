@@ -54,7 +54,7 @@ from itertools import pairwise
 from statistics import median
 from typing import Any
 
-from contextwise import ContextPolicy, Fragment, TrimStep, messages_chars, process_context
+from contextwise import ContextPolicy, MessagesFragment, TrimStep, messages_chars, process_context
 
 try:
     from langchain_core.messages import (
@@ -111,7 +111,7 @@ def trim_policy(target: int) -> ContextPolicy:
 
 def trim_contextwise(history: Sequence[Any], policy: ContextPolicy) -> Sequence[Any]:
     """Trim with contextwise: wrap the history in a fragment and process it with the policy."""
-    result = process_context(policy, [Fragment("history", messages=history)])
+    result = process_context(policy, [MessagesFragment("history", messages=history)])
     return result.fragments[0].messages or ()
 
 

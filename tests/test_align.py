@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from contextwise import (
     ContextPolicy,
     Fragment,
+    MessagesFragment,
+    TextFragment,
     process_context,
     tool_call_ids,
     tool_result_ids,
@@ -94,7 +96,7 @@ def test_a_rewrite_in_the_middle_removes_that_message_only() -> None:
         ]
 
     def redact(fragment: Fragment) -> list[dict[str, Any]]:
-        messages = list(fragment.messages or ())
+        messages = list(fragment.messages)
         messages[3] = {"role": "user", "content": "[redacted]"}
         return messages
 
@@ -103,7 +105,7 @@ def test_a_rewrite_in_the_middle_removes_that_message_only() -> None:
         trigger_chars=1,
         steps=[{"id": "redact", "kind": "app", "fragment_id": "h", "app": "redact"}],
     )
-    result = process_context(policy, [Fragment("h", messages=history)], apps={"redact": redact})
+    result = process_context(policy, [MessagesFragment("h", history)], apps={"redact": redact})
     assert result.removed["h"] == [history[3]]
     change = result.report.changes[0]
     assert (change.removed_messages, change.added_messages) == (1, 1)
@@ -154,10 +156,10 @@ def test_an_app_step_removes_exactly_the_messages_no_longer_in_the_output(
         steps=[{"id": "edit", "kind": "app", "fragment_id": "h", "app": "edit"}],
     )
     # The padding puts the context above its trigger of 0 even when the history is empty.
-    fragments = [Fragment("h", messages=history), Fragment("pad", text="x")]
+    fragments = [MessagesFragment("h", messages=history), TextFragment("pad", text="x")]
     result = process_context(policy, fragments, apps={"edit": lambda fragment: output})
     removed = result.removed["h"]
-    kept_output = list(result.fragment("h").messages or ())
+    kept_output = list(result.fragment("h").messages)
     assert kept_output == output
     before = Counter(json.dumps(m, sort_keys=True) for m in history)
     after = Counter(json.dumps(m, sort_keys=True) for m in output)

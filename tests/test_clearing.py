@@ -16,9 +16,10 @@ from contextwise import (
     ContextPolicy,
     ContextSession,
     EstimateCounter,
-    Fragment,
     MemoryStore,
+    MessagesFragment,
     PolicyConfigurationError,
+    TextFragment,
     messages_chars,
     process_context,
     recall,
@@ -53,7 +54,7 @@ def chat_loop(calls: int, size: int = 5_000) -> list[dict[str, Any]]:
 
 def run(step: dict[str, Any], messages: list[Any], **options: Any) -> Any:
     policy = {"mode": "reduce", "trigger_chars": 1, "target_input_chars": 0, "steps": [step]}
-    return process_context(policy, [Fragment("history", messages=messages)], **options)
+    return process_context(policy, [MessagesFragment("history", messages=messages)], **options)
 
 
 def clear(**fields: Any) -> dict[str, Any]:
@@ -255,7 +256,7 @@ def test_a_clearing_reaches_the_session_archive_and_is_recalled_from_it() -> Non
     )
     messages = chat_loop(3)
     session.add(messages)
-    context = session.context().fragment("history").messages or ()
+    context = session.context().fragment("history").messages
     assert context[3]["content"] == '[cleared: 5008 characters; recall("call_0")]'
     archived = [item.message for item in session.archive()]
     assert archived == [messages[3], messages[5]]
@@ -313,7 +314,7 @@ def test_tool_unit_trims_older_units_of_the_turn_and_keeps_the_task() -> None:
         "grouping": {"kind": "tool-unit"},
         "target_chars": 12_000,
     }
-    output = list(run(step, messages).fragment("history").messages or ())
+    output = list(run(step, messages).fragment("history").messages)
     assert output[:2] == messages[:2]  # the system message and the task
     assert output[-2:] == messages[-2:]  # the newest unit
     assert messages_chars(output) <= 12_000
@@ -337,8 +338,8 @@ def test_a_clear_then_trim_policy_bounds_a_tool_loop_and_keeps_the_task() -> Non
             },
         ],
     }
-    result = process_context(policy, [Fragment("history", messages=messages)])
-    output = result.fragment("history").messages or ()
+    result = process_context(policy, [MessagesFragment("history", messages=messages)])
+    output = result.fragment("history").messages
     assert output[1] is messages[1] and result.report.after_chars <= 12_000
     assert [change.kind for change in result.report.changes] == ["clear"]  # clear was enough
 
@@ -417,7 +418,7 @@ def test_clip_on_a_text_fragment_and_token_limits_without_a_counter_are_refused(
         "steps": [{"id": "c", "kind": "clip", "fragment_id": "doc", "max_chars": 90}],
     }
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(policy, [Fragment("doc", text="A long text.")])
+        process_context(policy, [TextFragment("doc", text="A long text.")])
     assert caught.value.code == "field_mismatch"
     assert_translated(caught.value)
     tokens = {

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from contextwise import (
     CLEARED_PLACEHOLDER,
     CLIP_MARKER,
-    Fragment,
+    MessagesFragment,
     find_orphan_results,
     message_shape,
     messages_chars,
@@ -152,8 +152,8 @@ def test_clear_keeps_every_shape_valid_paired_and_recallable(
         "inputs": inputs,
         "reasoning": reasoning,
     }
-    result = process_context(_policy(step), [Fragment("h", messages=conversation.messages)])
-    output = list(result.fragments[0].messages or ())
+    result = process_context(_policy(step), [MessagesFragment("h", messages=conversation.messages)])
+    output = list(result.fragments[0].messages)
 
     assert_valid(shape, output)
     assert {message_shape(message) for message in output} <= {
@@ -180,7 +180,7 @@ def test_clear_keeps_every_shape_valid_paired_and_recallable(
             assert arguments[call] == originals[call]
     _check_reasoning(shape, conversation, output, reasoning)
 
-    again = process_context(_policy(step), [Fragment("h", messages=output)])
+    again = process_context(_policy(step), [MessagesFragment("h", messages=output)])
     assert not again.report.changes, "a second clear changed the cleared context"
 
 
@@ -192,8 +192,8 @@ def test_clip_keeps_every_shape_valid_and_every_result_within_its_limit(
 ) -> None:
     conversation = render(shape, drawn)
     step = {"id": "clip", "kind": "clip", "fragment_id": "h", "max_chars": max_chars}
-    result = process_context(_policy(step), [Fragment("h", messages=conversation.messages)])
-    output = list(result.fragments[0].messages or ())
+    result = process_context(_policy(step), [MessagesFragment("h", messages=conversation.messages)])
+    output = list(result.fragments[0].messages)
 
     assert_valid(shape, output)
     _check_ledger(conversation, output, result)
@@ -232,8 +232,8 @@ def test_tool_unit_trim_keeps_the_task_and_every_unit_whole(
         "keep_groups": keep_groups,
         "target_chars": target,
     }
-    result = process_context(_policy(step), [Fragment("h", messages=conversation.messages)])
-    output = list(result.fragments[0].messages or ())
+    result = process_context(_policy(step), [MessagesFragment("h", messages=conversation.messages)])
+    output = list(result.fragments[0].messages)
 
     assert_valid(shape, output)
     _check_ledger(conversation, output, result)

@@ -27,10 +27,10 @@ from pydantic_ai.models.function import FunctionModel
 from contextwise import (
     ContextPolicy,
     ContextResult,
-    Fragment,
     InvalidTypeError,
     InvalidValueError,
     MemoryStore,
+    MessagesFragment,
     SQLiteStore,
     messages_chars,
 )
@@ -600,9 +600,9 @@ def test_a_trim_after_a_compress_keeps_the_summary_it_just_made() -> None:
         }
     )
     result = policy.bind(compressors={"s": lambda messages: "Summary of earlier turns."}).process(
-        [Fragment("history", messages=history)]
+        [MessagesFragment("history", messages=history)]
     )
-    kept = [message["content"] for message in result.fragment("history").messages or ()]
+    kept = [message["content"] for message in result.fragment("history").messages]
     assert kept[0] == "Summary of earlier turns."
     assert [change.id for change in result.report.changes] == ["summary"]
     assert not result.report.target_met and result.report.shortfall_chars == 25

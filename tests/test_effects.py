@@ -20,8 +20,8 @@ from contextwise import (
     ContextSession,
     Decision,
     DecisionRequest,
-    Fragment,
     MemoryStore,
+    MessagesFragment,
     ModelRouter,
     ModelRouting,
     ModelSpec,
@@ -111,7 +111,7 @@ def inside_a_running_loop(face: Callable[[], Any]) -> Any:
 def test_process_context_works_inside_a_running_loop() -> None:
     result = inside_a_running_loop(
         lambda: process_context(
-            POLICY, [Fragment("history", messages=HISTORY)], compressors={"short": short}
+            POLICY, [MessagesFragment("history", messages=HISTORY)], compressors={"short": short}
         )
     )
     messages = result.fragment("history").messages
@@ -142,7 +142,7 @@ def test_prepare_step_works_inside_a_running_loop() -> None:
     prepared: PreparedStep = inside_a_running_loop(
         lambda: prepare_step(
             POLICY,
-            [Fragment("history", messages=HISTORY)],
+            [MessagesFragment("history", messages=HISTORY)],
             router=ModelRouter(routing(provider)),
             step=3,
             compressors={"short": short},
@@ -156,7 +156,7 @@ def test_the_sync_face_and_the_async_twin_give_the_same_step() -> None:
     def run_sync() -> PreparedStep:
         return prepare_step(
             POLICY,
-            [Fragment("history", messages=HISTORY)],
+            [MessagesFragment("history", messages=HISTORY)],
             router=ModelRouter(routing(AsyncProvider())),
             step=3,
             compressors={"short": short},
@@ -165,7 +165,7 @@ def test_the_sync_face_and_the_async_twin_give_the_same_step() -> None:
     async def run_async() -> PreparedStep:
         return await aprepare_step(
             POLICY,
-            [Fragment("history", messages=HISTORY)],
+            [MessagesFragment("history", messages=HISTORY)],
             router=ModelRouter(routing(AsyncProvider())),
             step=3,
             compressors={"short": short},
@@ -175,6 +175,54 @@ def test_the_sync_face_and_the_async_twin_give_the_same_step() -> None:
     assert from_sync.fragments == from_async.fragments
     assert from_sync.route == from_async.route
     assert from_sync.plan == from_async.plan
+
+
+class FaceRouter:
+    """A router that records which of its faces each step called."""
+
+    def __init__(self) -> None:
+        self.router = ModelRouter(routing(AsyncProvider()))
+        self.models, self.default = self.router.models, self.router.default
+        self.faces: list[str] = []
+
+    def route(self, context: RoutingContext) -> Any:
+        self.faces.append("route")
+        return self.router.route(context)
+
+    async def aroute(self, context: RoutingContext) -> Any:
+        self.faces.append("aroute")
+        return await self.router.aroute(context)
+
+
+def test_a_step_core_asks_no_driver_which_face_of_the_router_to_call() -> None:
+    from dataclasses import fields
+
+    from contextwise._effects import call_faces, run_async, run_sync
+    from contextwise.step import _core, _step_arguments, _StepSetup
+
+    assert "asynchronous" not in {field.name for field in fields(_StepSetup)}
+    router = FaceRouter()
+    fragments = [MessagesFragment("history", HISTORY)]
+    options = {"router": router, "compressors": {"short": short}}
+    # The same arguments, driven by either driver: each driver calls its own face, through
+    # the effects core alone.
+    arguments = _step_arguments(POLICY, fragments, 3, options)
+    from_sync = run_sync(_core(*arguments))
+    from_async = asyncio.run(run_async(_core(*arguments)))
+    assert router.faces == ["route", "aroute"]
+    assert from_sync.route == from_async.route and from_sync.model.name == "large"
+    asyncio.run(aprepare_step(POLICY, fragments, step=3, **options))
+    prepare_step(POLICY, fragments, step=3, **options)
+    assert router.faces == ["route", "aroute", "aroute", "route"]
+
+    def either(value: int) -> str:
+        return f"sync {value}"
+
+    async def either_async(value: int) -> str:
+        return f"async {value}"
+
+    assert run_sync(call_faces(either, either_async, 1)) == "sync 1"
+    assert asyncio.run(run_async(call_faces(either, either_async, 2))) == "async 2"
 
 
 def test_an_error_raised_on_the_worker_loop_keeps_the_callers_locale() -> None:
@@ -264,7 +312,7 @@ def test_a_hung_sync_compressor_times_out_from_either_face() -> None:
             }
         ],
     )
-    fragments = [Fragment("history", messages=HISTORY)]
+    fragments = [MessagesFragment("history", messages=HISTORY)]
 
     async def from_the_async_face() -> Any:
         try:

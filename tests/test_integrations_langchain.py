@@ -9,38 +9,13 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.language_models import LanguageModelInput
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatResult
-from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
-from pydantic import Field
 
 from contextwise import ContextResult, PolicyConfigurationError, messages_chars
 from contextwise.integrations.langchain import ContextPolicyMiddleware
 from support import agents as scenario
-
-
-class RecordingChatModel(GenericFakeChatModel):
-    """LangChain's fake chat model, which also records the messages of every call."""
-
-    seen: list[list[BaseMessage]] = Field(default_factory=list)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.seen.append(list(messages))
-        return super()._generate(messages, stop, run_manager, **kwargs)
-
-    def bind_tools(
-        self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self
+from support.fake_chat import RecordingChatModel
 
 
 def scripted_replies() -> Iterator[AIMessage]:

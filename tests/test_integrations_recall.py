@@ -45,7 +45,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from contextwise import Fragment, messages_chars, process_context
+from contextwise import MessagesFragment, messages_chars, process_context
 from contextwise.integrations import langchain as lc
 from contextwise.integrations import openai_agents as oa
 from contextwise.integrations import pydantic_ai as pa
@@ -268,9 +268,9 @@ def fetch_report() -> str:
 def clear_before_each_call(data: CallModelData[Any]) -> ModelInputData:
     """The Agents SDK's own hook before each model call, applying the clearing policy."""
     items = data.model_data.input
-    fitted = process_context(POLICY, [Fragment("history", messages=items)], unknown_items="opaque")
+    fitted = process_context(POLICY, [MessagesFragment("history", items)], unknown_items="opaque")
     return ModelInputData(
-        input=list(fitted.fragment("history").messages or ()),
+        input=list(fitted.fragment("history").messages),
         instructions=data.model_data.instructions,
     )
 

@@ -11,12 +11,9 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
-from pydantic import Field
 
 from contextwise import (
     ChoiceQuestion,
@@ -33,6 +30,7 @@ from contextwise import (
 )
 from contextwise.integrations._routing import StepRouting
 from contextwise.integrations.langchain import ContextPolicyMiddleware
+from support.fake_chat import RecordingChatModel
 from tests.support.errors import assert_translated
 
 POLICY = {"mode": "audit", "trigger_chars": 100_000}
@@ -93,22 +91,19 @@ def model_router(
 # --- LangChain ---------------------------------------------------------------------------------
 
 
-class Recording(GenericFakeChatModel):
+class Recording(RecordingChatModel):
     """LangChain's fake chat model, recording the keyword arguments (the model settings) of each
     call it serves."""
 
     label: str = ""
-    calls: list[dict[str, Any]] = Field(default_factory=list)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.calls.append({"messages": len(messages), **kwargs})
-        return super()._generate(messages, stop, run_manager, **kwargs)
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        """Each call's number of messages and keyword arguments."""
+        return [
+            {"messages": len(messages), **kwargs}
+            for messages, kwargs in zip(self.seen, self.kwargs, strict=True)
+        ]
 
     def bind_tools(
         self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any

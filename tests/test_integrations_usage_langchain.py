@@ -3,20 +3,16 @@ per thread (LangChain's own fake chat models, no provider)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.exceptions import ContextOverflowError
-from langchain_core.language_models import LanguageModelInput
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatResult
-from langchain_core.runnables import Runnable
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import Field
 
 from contextwise import InvalidTypeError, InvalidValueError, ModelPrices, ModelSpec, RuleRouter
 from contextwise.integrations.langchain import (
@@ -25,61 +21,23 @@ from contextwise.integrations.langchain import (
     summarizer,
 )
 from contextwise.session import SQLiteStore
+from support import usage_script as script
+from support.fake_chat import RecordingChatModel as Recording
 
-SUMMARY = "Summary: the user plans a trip to Lyon; the budget is 900 euros."
-SUMMARY_USAGE = {"input_tokens": 300, "output_tokens": 20, "total_tokens": 320}
-ANSWER_USAGE = {"input_tokens": 1000, "output_tokens": 50, "total_tokens": 1050}
-
-
-class Recording(GenericFakeChatModel):
-    """LangChain's fake chat model, recording what each call received."""
-
-    seen: list[list[BaseMessage]] = Field(default_factory=list)
-    kwargs: list[dict[str, Any]] = Field(default_factory=list)
-    model_name: str = "fake-model"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.seen.append(list(messages))
-        self.kwargs.append(kwargs)
-        return super()._generate(messages, stop, run_manager, **kwargs)
-
-    def bind_tools(
-        self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self
+SUMMARY_USAGE = {"input_tokens": script.SUMMARY_INPUT, "output_tokens": script.SUMMARY_OUTPUT,
+                 "total_tokens": script.SUMMARY_INPUT + script.SUMMARY_OUTPUT}
+ANSWER_USAGE = {"input_tokens": script.ANSWER_INPUT, "output_tokens": script.ANSWER_OUTPUT,
+                "total_tokens": script.ANSWER_INPUT + script.ANSWER_OUTPUT}
 
 
 def summaries(count: int = 20) -> Iterator[AIMessage]:
     for _ in range(count):
-        yield AIMessage(SUMMARY, usage_metadata=SUMMARY_USAGE)  # type: ignore[arg-type]
+        yield AIMessage(script.SUMMARY, usage_metadata=SUMMARY_USAGE)  # type: ignore[arg-type]
 
 
 def answers(count: int = 20) -> Iterator[AIMessage]:
     for turn in range(count):
-        yield AIMessage(f"Answer {turn}: " + "details " * 40, usage_metadata=ANSWER_USAGE)  # type: ignore[arg-type]
-
-
-def policy() -> dict[str, Any]:
-    return {
-        "mode": "reduce",
-        "trigger_chars": 1200,
-        "target_input_chars": 700,
-        "steps": [
-            {
-                "id": "summary",
-                "kind": "compress",
-                "fragment_id": "history",
-                "compressor": "summary",
-                "keep_groups": 1,
-            }
-        ],
-    }
+        yield AIMessage(script.answer(turn), usage_metadata=ANSWER_USAGE)  # type: ignore[arg-type]
 
 
 def converse(
@@ -88,13 +46,15 @@ def converse(
     agent = create_agent(model, middleware=[middleware], checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": thread}}
     for turn in range(turns):
-        agent.invoke({"messages": [HumanMessage(f"Question {turn}: " + "words " * 30)]}, config)
+        agent.invoke({"messages": [HumanMessage(script.question(turn))]}, config)
     return list(agent.get_state(config).values["messages"])
 
 
 def test_the_summarizer_sends_its_prompt_and_the_summary_reaches_the_model() -> None:
     small, model = Recording(messages=summaries()), Recording(messages=answers())
-    middleware = ContextPolicyMiddleware(policy(), compressors={"summary": summarizer(small)})
+    middleware = ContextPolicyMiddleware(
+        script.summary_policy(), compressors={"summary": summarizer(small)}
+    )
     converse(middleware, model)
 
     assert small.seen, "the summarizer was called"
@@ -102,12 +62,14 @@ def test_the_summarizer_sends_its_prompt_and_the_summary_reaches_the_model() -> 
     assert system.text == SUMMARY_PROMPT
     assert "human: Question 0:" in transcript.text and "ai: Answer 0:" in transcript.text
     assert small.kwargs[0]["max_tokens"] == 1024
-    assert any(message.text == SUMMARY for message in model.seen[-1])
+    assert any(message.text == script.SUMMARY for message in model.seen[-1])
 
 
 def test_the_usage_of_the_calls_and_of_the_summaries_is_recorded_per_thread() -> None:
     small, model = Recording(messages=summaries()), Recording(messages=answers())
-    middleware = ContextPolicyMiddleware(policy(), compressors={"summary": summarizer(small)})
+    middleware = ContextPolicyMiddleware(
+        script.summary_policy(), compressors={"summary": summarizer(small)}
+    )
     converse(middleware, model)
 
     summary = middleware.usage("t1")
@@ -139,12 +101,14 @@ def test_the_usage_is_kept_in_the_store_and_priced_by_the_routes_spec(tmp_path: 
 
 def test_nothing_of_the_summary_is_streamed_to_the_user() -> None:
     small, model = Recording(messages=summaries()), Recording(messages=answers())
-    middleware = ContextPolicyMiddleware(policy(), compressors={"summary": summarizer(small)})
+    middleware = ContextPolicyMiddleware(
+        script.summary_policy(), compressors={"summary": summarizer(small)}
+    )
     agent = create_agent(model, middleware=[middleware], checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "s"}}
     streamed: list[str] = []
     for turn in range(5):
-        request = {"messages": [HumanMessage(f"Question {turn}: " + "words " * 30)]}
+        request = {"messages": [HumanMessage(script.question(turn))]}
         for chunk, _ in agent.stream(request, config, stream_mode="messages"):
             if isinstance(chunk, AIMessageChunk | AIMessage):
                 streamed.append(str(chunk.text))
@@ -176,7 +140,7 @@ def test_a_summary_refused_as_too_long_is_sent_again_shorter() -> None:
     small = Refusing(messages=summaries())
     long = [HumanMessage("start " * 500), AIMessage("middle " * 500), HumanMessage("end " * 500)]
     result = summarizer(small)(long)
-    assert result.value == SUMMARY and result.usage.input_tokens == 300
+    assert result.value == script.SUMMARY and result.usage.input_tokens == 300
     first, second = (len(call[1].text) for call in small.seen)
     assert second < first * 0.6 and "[…]" in small.seen[1][1].text
 

@@ -26,8 +26,7 @@ from contextwise.integrations.openai_agents import (
     summarizer,
 )
 from contextwise.session import SQLiteStore
-
-SUMMARY = "Summary: the user plans a trip to Lyon; the budget is 900 euros."
+from support import usage_script as script
 
 
 def message(text: str, number: int) -> ResponseOutputMessage:
@@ -65,7 +64,7 @@ class Scripted(Model):
                 body=body["error"],
             )
         number = len(self.seen)
-        text = self.text if self.text == SUMMARY else f"{self.text} {number}: " + "details " * 40
+        text = self.text if self.text == script.SUMMARY else script.answer(number)
         return ModelResponse(output=[message(text, number)], usage=self.usage, response_id=None)
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
@@ -78,39 +77,22 @@ def _httpx() -> Any:
     return importlib.import_module("httpx2" if "httpx2" in names else "httpx")
 
 
-def policy() -> dict[str, Any]:
-    return {
-        "mode": "reduce",
-        "trigger_chars": 1200,
-        "target_input_chars": 700,
-        "steps": [
-            {
-                "id": "summary",
-                "kind": "compress",
-                "fragment_id": "history",
-                "compressor": "summary",
-                "keep_groups": 1,
-            }
-        ],
-    }
-
-
 def small_model(**kwargs: Any) -> Scripted:
-    return Scripted(
-        SUMMARY, Usage(requests=1, input_tokens=300, output_tokens=20), name="small", **kwargs
+    usage = Usage(
+        requests=1, input_tokens=script.SUMMARY_INPUT, output_tokens=script.SUMMARY_OUTPUT
     )
+    return Scripted(script.SUMMARY, usage, name="small", **kwargs)
 
 
 def main_model() -> Scripted:
-    return Scripted(
-        "Answer", Usage(requests=1, input_tokens=1000, output_tokens=50), name="gpt-5-mini"
-    )
+    usage = Usage(requests=1, input_tokens=script.ANSWER_INPUT, output_tokens=script.ANSWER_OUTPUT)
+    return Scripted("Answer", usage, name="gpt-5-mini")
 
 
 async def converse(agent: Agent[Any], first: str, turns: int = 5) -> None:
     history: list[Any] = []
     for turn in range(turns):
-        prompt = first if turn == 0 else f"Question {turn}: " + "words " * 30
+        prompt = first if turn == 0 else script.question(turn)
         result = await Runner.run(
             agent,
             [*history, {"role": "user", "content": prompt}],
@@ -119,19 +101,19 @@ async def converse(agent: Agent[Any], first: str, turns: int = 5) -> None:
         history = result.to_input_list()
 
 
-FIRST = "Question 0: " + "words " * 30
+FIRST = script.question(0)
 
 
 def test_policy_model_summarizes_and_records_the_usage_per_conversation() -> None:
     small, main = small_model(), main_model()
-    model = PolicyModel(main, policy(), compressors={"summary": summarizer(small)})
+    model = PolicyModel(main, script.summary_policy(), compressors={"summary": summarizer(small)})
     asyncio.run(converse(Agent(name="a", instructions="Be brief.", model=model), FIRST))
 
     assert small.seen, "the summarizer was called"
     instructions, (item,), settings = small.seen[0]
     assert instructions == SUMMARY_PROMPT and settings.max_tokens == 1024
     assert "user: Question 0:" in item["content"] and "assistant: Answer 1:" in item["content"]
-    assert any(SUMMARY in str(sent) for sent in main.seen[-1][1])
+    assert any(script.SUMMARY in str(sent) for sent in main.seen[-1][1])
 
     summary = model.usage(FIRST)
     assert summary.by_kind["model"].calls == 5
@@ -155,7 +137,8 @@ def test_a_summary_refused_as_too_long_is_sent_again_shorter() -> None:
     small = small_model(refuse=True)
     items = [{"role": "user", "content": "start " * 500 + "end " * 500}]
     result = asyncio.run(summarizer(small)(items))
-    assert result.value == SUMMARY and result.usage.input_tokens == 300 and result.model == "small"
+    assert result.value == script.SUMMARY and result.usage.input_tokens == 300
+    assert result.model == "small"
     first, second = (call[1][0]["content"] for call in small.seen)
     assert len(second) < len(first) * 0.6 and "[…]" in second
 
@@ -170,7 +153,7 @@ def test_policy_session_records_the_usage_through_its_hooks(tmp_path: Any) -> No
     small = small_model()
     session = PolicySession(
         SQLiteSession("s1", str(tmp_path / "items.db")),
-        policy(),
+        script.summary_policy(),
         compressors={"summary": summarizer(small)},
     )
     agent = Agent(name="a", model=main_model())
@@ -179,7 +162,7 @@ def test_policy_session_records_the_usage_through_its_hooks(tmp_path: Any) -> No
         for turn in range(5):
             await Runner.run(
                 agent,
-                f"Question {turn}: " + "words " * 30,
+                script.question(turn),
                 session=session,
                 hooks=session.hooks(),
                 run_config=session.run_config(RunConfig(tracing_disabled=True)),

@@ -28,8 +28,7 @@ from contextwise.integrations.pydantic_ai import (
     summarizer,
 )
 from contextwise.session import SQLiteStore
-
-SUMMARY = "Summary: the user plans a trip to Lyon; the budget is 900 euros."
+from support import usage_script as script
 
 
 class Summaries:
@@ -43,34 +42,16 @@ class Summaries:
         self.seen.append(list(messages))
         if self.refuse and len(self.seen) == 1:
             raise ModelContextWindowExceededError("small", "prompt is too long")
-        return ModelResponse(
-            parts=[TextPart(SUMMARY)], usage=RequestUsage(input_tokens=300, output_tokens=20)
-        )
+        usage = RequestUsage(input_tokens=script.SUMMARY_INPUT, output_tokens=script.SUMMARY_OUTPUT)
+        return ModelResponse(parts=[TextPart(script.SUMMARY)], usage=usage)
 
 
 def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     turn = sum(isinstance(message, ModelResponse) for message in messages)
     return ModelResponse(
-        parts=[TextPart(f"Answer {turn}: " + "details " * 40)],
-        usage=RequestUsage(input_tokens=1000, output_tokens=50),
+        parts=[TextPart(script.answer(turn))],
+        usage=RequestUsage(input_tokens=script.ANSWER_INPUT, output_tokens=script.ANSWER_OUTPUT),
     )
-
-
-def policy() -> dict[str, Any]:
-    return {
-        "mode": "reduce",
-        "trigger_chars": 1200,
-        "target_input_chars": 700,
-        "steps": [
-            {
-                "id": "summary",
-                "kind": "compress",
-                "fragment_id": "history",
-                "compressor": "summary",
-                "keep_groups": 1,
-            }
-        ],
-    }
 
 
 def converse(
@@ -81,7 +62,7 @@ def converse(
     conversation = ""
     for turn in range(turns):
         result = agent.run_sync(
-            f"Question {turn}: " + "words " * 30, message_history=history, **run
+            script.question(turn), message_history=history, **run
         )
         history, conversation = result.all_messages(), result.conversation_id
     return history, conversation
@@ -95,7 +76,8 @@ def test_the_summarizer_sends_its_prompt_and_the_summary_reaches_the_model() -> 
         return answer(messages, info)
 
     capability = ContextPolicyCapability(
-        policy(), compressors={"summary": summarizer(FunctionModel(small, model_name="small"))}
+        script.summary_policy(),
+        compressors={"summary": summarizer(FunctionModel(small, model_name="small"))},
     )
     converse(capability, FunctionModel(main, model_name="main"))
 
@@ -112,13 +94,14 @@ def test_the_summarizer_sends_its_prompt_and_the_summary_reaches_the_model() -> 
         for part in message.parts
         if hasattr(part, "content")
     ]
-    assert any(SUMMARY in text for text in texts)
+    assert any(script.SUMMARY in text for text in texts)
 
 
 def test_the_usage_of_the_calls_and_of_the_summaries_is_recorded_per_conversation() -> None:
     small = Summaries()
     capability = ContextPolicyCapability(
-        policy(), compressors={"summary": summarizer(FunctionModel(small, model_name="small"))}
+        script.summary_policy(),
+        compressors={"summary": summarizer(FunctionModel(small, model_name="small"))},
     )
     _, conversation = converse(capability, FunctionModel(answer, model_name="main"))
 
@@ -134,13 +117,14 @@ def test_the_usage_of_the_calls_and_of_the_summaries_is_recorded_per_conversatio
 def test_the_summarys_usage_joins_the_runs_usage_so_the_limits_apply() -> None:
     small = Summaries()
     capability = ContextPolicyCapability(
-        policy(), compressors={"summary": summarizer(FunctionModel(small, model_name="small"))}
+        script.summary_policy(),
+        compressors={"summary": summarizer(FunctionModel(small, model_name="small"))},
     )
     agent = Agent(FunctionModel(answer, model_name="main"), capabilities=[capability])
     history: list[ModelMessage] = []
     usages = []
     for turn in range(5):
-        result = agent.run_sync(f"Question {turn}: " + "words " * 30, message_history=history)
+        result = agent.run_sync(script.question(turn), message_history=history)
         history = result.all_messages()
         usages.append(result.usage)
     assert small.seen
@@ -150,7 +134,7 @@ def test_the_summarys_usage_joins_the_runs_usage_so_the_limits_apply() -> None:
     with pytest.raises(UsageLimitExceeded):
         # The summary's 300 input tokens join the run's 1000: over a limit of 1100.
         limited.run_sync(
-            "One more question: " + "words " * 300,
+            "One more script.question: " + "words " * 300,
             message_history=history,
             usage_limits=UsageLimits(input_tokens_limit=1100),
         )
@@ -178,7 +162,7 @@ def test_a_summary_refused_as_too_long_is_sent_again_shorter() -> None:
     summarize = summarizer(FunctionModel(small, model_name="small"))
     long = [ModelRequest.user_text_prompt("start " * 500 + "end " * 500)]
     result = asyncio.run(summarize(long))
-    assert result.value == SUMMARY and result.usage.input_tokens == 300
+    assert result.value == script.SUMMARY and result.usage.input_tokens == 300
     first, second = (str(call[0].parts[1].content) for call in small.seen)
     assert len(second) < len(first) * 0.6 and "[…]" in second
 

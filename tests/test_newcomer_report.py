@@ -6,7 +6,7 @@ from __future__ import annotations
 from langchain.agents import create_agent
 from langchain_core.messages import ChatMessage, HumanMessage
 
-from contextwise import ContextPolicy, ContextResult, Fragment
+from contextwise import ContextPolicy, ContextResult, MessagesFragment
 from contextwise.integrations.langchain import ContextPolicyMiddleware
 from support import agents as scenario
 from test_integrations_langchain import RecordingChatModel, scripted_replies, weather
@@ -39,7 +39,7 @@ def test_estimated_parts_counts_the_input_even_when_a_step_changed_the_fragment(
             ],
         }
     )
-    result = policy.bind().process([Fragment("history", messages=history)])
+    result = policy.bind().process([MessagesFragment("history", messages=history)])
     assert [change.status for change in result.report.changes] == ["applied"]
     assert result.report.estimated_parts == 1
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import ValidationError
@@ -18,7 +19,9 @@ from contextwise import (
     Fragment,
     InvalidTypeError,
     InvalidValueError,
+    MessagesFragment,
     PolicyConfigurationError,
+    TextFragment,
     TrimStep,
     message_chars,
     process_context,
@@ -46,7 +49,7 @@ def chat(turns: int, system: str | None = "You are terse.") -> list[dict[str, An
 
 
 def contents(fragment: Fragment) -> list[Any]:
-    return [message.get("content") for message in fragment.messages or ()]
+    return [message.get("content") for message in fragment.messages]
 
 
 # --- the seed's two examples ------------------------------------------------------------------
@@ -335,8 +338,8 @@ def test_validation_names_the_missing_compressor_and_app() -> None:
 
 
 def test_validation_checks_fragments_when_given() -> None:
-    history = Fragment("history", messages=[user("hi")])
-    doc = Fragment("doc", text="text")
+    history = MessagesFragment("history", messages=[user("hi")])
+    doc = TextFragment("doc", text="text")
     with pytest.raises(PolicyConfigurationError) as caught:
         validate_context_policy(STEPS, ["summarize"], ["redact"], fragments=[history])
     assert caught.value.code == "unknown_fragment"
@@ -347,7 +350,7 @@ def test_validation_checks_fragments_when_given() -> None:
     }
     with pytest.raises(PolicyConfigurationError) as caught:
         validate_context_policy(
-            STEPS, ["summarize"], ["redact"], fragments=[history, Fragment("doc", messages=[])]
+            STEPS, ["summarize"], ["redact"], fragments=[history, MessagesFragment("doc", [])]
         )
     assert caught.value.code == "field_mismatch"
     assert caught.value.params["actual"] == "messages"
@@ -384,25 +387,75 @@ def test_validate_changes_nothing() -> None:
 
 def test_fragments_hold_exactly_one_field() -> None:
     with pytest.raises(InvalidValueError) as caught:
-        Fragment("x")
+        process_context(ContextPolicy(mode="validate"), [{"id": "x"}])
     assert caught.value.code == "invalid_fragment"
-    with pytest.raises(InvalidValueError):
-        Fragment("x", text="a", messages=[])
     with pytest.raises(InvalidValueError) as caught:
-        Fragment("  ", text="a")
+        process_context(ContextPolicy(mode="validate"), [{"id": "x", "text": "a", "messages": []}])
+    assert caught.value.code == "invalid_fragment"
+    with pytest.raises(InvalidValueError) as caught:
+        TextFragment("x", None)  # type: ignore[arg-type]
+    assert caught.value.code == "invalid_fragment"
+    with pytest.raises(InvalidValueError) as caught:
+        MessagesFragment("x", None)  # type: ignore[arg-type]
+    assert caught.value.code == "invalid_fragment"
+    with pytest.raises(InvalidValueError) as caught:
+        TextFragment("  ", text="a")
     assert caught.value.code == "blank_fragment_id"
     with pytest.raises(InvalidTypeError) as type_error:
-        Fragment("x", text=3)  # type: ignore[arg-type]
+        TextFragment("x", text=3)  # type: ignore[arg-type]
     assert type_error.value.code == "not_a_string"
     with pytest.raises(InvalidTypeError) as type_error:
-        Fragment("x", messages="hello")  # type: ignore[arg-type]
+        MessagesFragment("x", messages="hello")  # type: ignore[arg-type]
     assert type_error.value.code == "fragment_messages_not_a_list"
+
+
+def test_fragments_are_two_plain_frozen_dataclasses() -> None:
+    assert get_args(Fragment) == (TextFragment, MessagesFragment)
+    for kind in (TextFragment, MessagesFragment):
+        assert dataclasses.is_dataclass(kind) and type(kind) is type  # no metaclass
+        assert kind.__mro__ == (kind, object)  # no common base that answers for the other
+    given = [{"role": "user", "content": "Hi"}]
+    history = MessagesFragment("history", given)
+    notes = TextFragment("notes", "Remember the milk.")
+    assert isinstance(history, Fragment) and isinstance(notes, Fragment)
+    assert history.messages == tuple(given) and given == [{"role": "user", "content": "Hi"}]
+    # Neither kind answers the other's fields, with None or anything else.
+    assert [field.name for field in dataclasses.fields(notes)] == ["id", "text", "role"]
+    assert [field.name for field in dataclasses.fields(history)] == ["id", "messages"]
+    assert not hasattr(history, "text") and not hasattr(history, "role")
+    assert not hasattr(notes, "messages")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        notes.text = "x"  # type: ignore[misc]
+    seen = []
+    for fragment in (notes, history):
+        match fragment:
+            case TextFragment(text=text):
+                seen.append(text)
+            case MessagesFragment(messages=messages):
+                seen.append(len(messages))
+    assert seen == ["Remember the milk.", 1]
+    # A copy made with dataclasses.replace is checked as the constructor checks.
+    assert dataclasses.replace(notes, role="system").role == "system"
+    with pytest.raises(InvalidValueError) as caught:
+        dataclasses.replace(notes, role="assistant")  # type: ignore[arg-type]
+    assert caught.value.code == "invalid_fragment_role"
+    with pytest.raises(InvalidValueError) as caught:
+        dataclasses.replace(history, id=" ")
+    assert caught.value.code == "blank_fragment_id"
+    with pytest.raises(InvalidTypeError) as type_error:
+        TextFragment(3, "x")  # type: ignore[arg-type]
+    assert type_error.value.code == "not_a_string"
+    with pytest.raises(InvalidValueError) as caught:
+        process_context(
+            ContextPolicy(mode="validate"), [{"id": "h", "messages": [], "role": "user"}]
+        )
+    assert caught.value.code == "invalid_fragment_role"
 
 
 def test_process_context_checks_its_fragments() -> None:
     policy = ContextPolicy(mode="validate")
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(policy, [Fragment("a", text="x"), {"id": "a", "text": "y"}])
+        process_context(policy, [TextFragment("a", text="x"), {"id": "a", "text": "y"}])
     assert caught.value.code == "duplicate_fragment_id"
     with pytest.raises(InvalidTypeError) as type_error:
         process_context(policy, ["a"])  # type: ignore[list-item]
@@ -411,7 +464,7 @@ def test_process_context_checks_its_fragments() -> None:
         process_context(policy, "abc")  # type: ignore[arg-type]
     assert type_error.value.code == "not_a_fragment_list"
     result = process_context(policy, [{"id": "doc", "text": "hello"}])
-    assert result.fragment("doc") == Fragment("doc", text="hello")
+    assert result.fragment("doc") == TextFragment("doc", text="hello")
     with pytest.raises(InvalidValueError) as missing:
         result.fragment("nope")
     assert missing.value.code == "fragment_not_found"
@@ -421,7 +474,7 @@ def test_a_malformed_message_is_reported_with_its_index() -> None:
     policy = {"mode": "reduce", "triggerChars": 1}
     with pytest.raises(InvalidTypeError) as caught:
         process_context(
-            policy, [Fragment("h", messages=[user("a"), {"role": "user", "content": 5}])]
+            policy, [MessagesFragment("h", messages=[user("a"), {"role": "user", "content": 5}])]
         )
     assert caught.value.code == "invalid_message_field"
     assert caught.value.params["index"] == 1
@@ -442,7 +495,7 @@ def trim_policy(**step: Any) -> dict[str, Any]:
 def test_trim_by_user_turns_stops_at_the_step_target() -> None:
     history = chat(5)  # 14 + 5 * 20 = 114 characters
     result = process_context(
-        trim_policy(keepGroups=1, targetChars=60), [Fragment("h", messages=history)]
+        trim_policy(keepGroups=1, targetChars=60), [MessagesFragment("h", messages=history)]
     )
     fragment = result.fragment("h")
     assert contents(fragment) == [
@@ -467,7 +520,7 @@ def test_trim_by_user_turns_stops_at_the_step_target() -> None:
 
 def test_trim_without_target_keeps_exactly_keep_groups() -> None:
     history = chat(5)
-    result = process_context(trim_policy(keepGroups=2), [Fragment("h", messages=history)])
+    result = process_context(trim_policy(keepGroups=2), [MessagesFragment("h", messages=history)])
     assert contents(result.fragment("h")) == [
         "You are terse.",
         "question03",
@@ -480,7 +533,7 @@ def test_trim_without_target_keeps_exactly_keep_groups() -> None:
 def test_trim_never_removes_the_newest_keep_groups_even_when_over_target() -> None:
     history = chat(3)
     result = process_context(
-        trim_policy(keepGroups=3, targetChars=0), [Fragment("h", messages=history)]
+        trim_policy(keepGroups=3, targetChars=0), [MessagesFragment("h", messages=history)]
     )
     assert result.fragment("h").messages == tuple(history)
     assert result.report.changes == ()
@@ -496,7 +549,7 @@ def test_trim_keeps_system_and_developer_messages_inside_removed_turns() -> None
         assistant("new answer"),
     ]
     result = process_context(
-        trim_policy(limits={"triggerChars": 1}), [Fragment("h", messages=history)]
+        trim_policy(limits={"triggerChars": 1}), [MessagesFragment("h", messages=history)]
     )
     assert contents(result.fragment("h")) == [
         "Use metric units.",
@@ -523,16 +576,16 @@ def test_trim_keeps_tool_units_whole_in_both_shapes() -> None:
     ]
     result = process_context(
         trim_policy(grouping={"kind": "message"}, keepGroups=3, limits={"triggerChars": 1}),
-        [Fragment("h", messages=openai)],
+        [MessagesFragment("h", messages=openai)],
     )
-    assert [message["role"] for message in result.fragment("h").messages or ()] == [
+    assert [message["role"] for message in result.fragment("h").messages] == [
         "assistant",
         "user",
         "assistant",
     ]
     result = process_context(
         trim_policy(grouping={"kind": "message"}, keepGroups=4, limits={"triggerChars": 1}),
-        [Fragment("h", messages=openai)],
+        [MessagesFragment("h", messages=openai)],
     )
     assert result.fragment("h").messages == tuple(openai[1:])
 
@@ -542,7 +595,7 @@ def test_trim_by_tokens_with_a_counter() -> None:
     history = [user("one two three"), assistant("four five"), user("six"), assistant("seven eight")]
     result = process_context(
         trim_policy(targetTokens=3, limits={"triggerTokens": 4}),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         counter=words,
     )
     assert result.fragment("h").messages == tuple(history[2:])
@@ -563,7 +616,7 @@ def test_budget_sets_the_token_input_limit() -> None:
     budget = ContextBudget(window=100, output=60, safety=0)  # context budget 40
     history = chat(3, None)  # 60 characters
     result = process_context(
-        trim_policy(limits={}), [Fragment("h", messages=history)], counter=counter, budget=budget
+        trim_policy(limits={}), [MessagesFragment("h", history)], counter=counter, budget=budget
     )
     assert result.report.tokens is not None
     assert result.report.tokens.input_limit == 40
@@ -574,7 +627,7 @@ def test_a_policy_below_its_trigger_changes_nothing() -> None:
     history = chat(2)
     result = process_context(
         trim_policy(limits={"triggerChars": 1000, "targetInputChars": 10}),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
     )
     assert result.fragment("h").messages == tuple(history)
     assert result.report.selection is None and result.report.changes == ()
@@ -585,7 +638,7 @@ def test_a_missing_target_equals_the_trigger_and_vice_versa() -> None:
     history = chat(5)  # 114
     only_trigger = process_context(
         trim_policy(limits={"triggerChars": 100}, targetChars=None),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
     )
     assert only_trigger.report.after_chars == 14 + 20  # keep_groups=1 without a step target
     stepwise = {
@@ -596,7 +649,7 @@ def test_a_missing_target_equals_the_trigger_and_vice_versa() -> None:
             {"id": "b", "kind": "trim", "fragmentId": "h", "targetChars": 10},
         ],
     }
-    result = process_context(stepwise, [Fragment("h", messages=history)])
+    result = process_context(stepwise, [MessagesFragment("h", messages=history)])
     assert result.report.after_chars == 94
     assert [change.id for change in result.report.changes] == ["a"]
 
@@ -613,8 +666,8 @@ def test_text_trim_keeps_the_head_with_a_visible_marker() -> None:
             {"id": "cut", "kind": "trim", "fragmentId": "doc", "field": "text", "targetChars": 57}
         ],
     }
-    result = process_context(policy, [Fragment("doc", text=text)])
-    kept = result.fragment("doc").text or ""
+    result = process_context(policy, [TextFragment("doc", text=text)])
+    kept = result.fragment("doc").text
     assert kept == text[:50] + "\n[...]\n"
     assert len(kept) == 57 == result.report.after_chars
     assert result.removed["doc"] == [text[50:]]
@@ -639,7 +692,7 @@ def test_text_trim_can_keep_the_tail_with_a_custom_marker() -> None:
             }
         ],
     }
-    result = process_context(policy, [Fragment("log", text="line1\nline2\nline3")])
+    result = process_context(policy, [TextFragment("log", text="line1\nline2\nline3")])
     assert result.fragment("log").text == "…ine3"
     assert result.removed["log"] == ["line1\nline2\nl"]
 
@@ -654,8 +707,8 @@ def test_text_trim_by_tokens() -> None:
             {"id": "cut", "kind": "trim", "fragmentId": "doc", "field": "text", "targetTokens": 6}
         ],
     }
-    result = process_context(policy, [Fragment("doc", text=text)], counter=words)
-    kept = result.fragment("doc").text or ""
+    result = process_context(policy, [TextFragment("doc", text=text)], counter=words)
+    kept = result.fragment("doc").text
     assert words.count(kept) <= 6
     assert kept.startswith("w0 w1 w2 w3 w4") and kept.endswith("\n[...]\n")
 
@@ -668,7 +721,7 @@ def test_validate_mode_raises_when_reduce_would_act() -> None:
     policy = trim_policy()
     policy["mode"] = "validate"
     with pytest.raises(ContextOverflowError) as caught:
-        process_context(policy, [Fragment("h", messages=history)])
+        process_context(policy, [MessagesFragment("h", messages=history)])
     err = caught.value
     assert err.code == "policy_validation_overflow"
     assert err.params == {"chars": 114, "limit": 60, "limit_name": "trigger_chars"}
@@ -682,10 +735,10 @@ def test_validate_mode_raises_on_the_token_limit_and_otherwise_reports() -> None
     budget = ContextBudget(window=100, output=50, safety=0)
     policy = {"mode": "validate"}
     with pytest.raises(ContextOverflowError) as caught:
-        process_context(policy, [Fragment("d", text="x" * 51)], counter=counter, budget=budget)
+        process_context(policy, [TextFragment("d", text="x" * 51)], counter=counter, budget=budget)
     assert caught.value.code == "policy_validation_token_overflow"
     assert caught.value.params == {"tokens": 51, "limit": 50, "limit_name": "budget"}
-    result = process_context(policy, [Fragment("d", text="x" * 50)], counter=counter, budget=budget)
+    result = process_context(policy, [TextFragment("d", "x" * 50)], counter=counter, budget=budget)
     assert result.report.mode == "validate" and result.report.changes == ()
     assert result.report.tokens is not None and result.report.tokens.before == 50
 
@@ -694,9 +747,9 @@ def test_audit_mode_reports_what_reduce_does_and_changes_nothing() -> None:
     history = chat(5)
     reduce_policy = trim_policy(targetChars=60)
     audit_policy = {**reduce_policy, "mode": "audit"}
-    reduced = process_context(reduce_policy, [Fragment("h", messages=history)])
-    audited = process_context(audit_policy, [Fragment("h", messages=history)])
-    assert audited.fragments == (Fragment("h", messages=history),)
+    reduced = process_context(reduce_policy, [MessagesFragment("h", messages=history)])
+    audited = process_context(audit_policy, [MessagesFragment("h", messages=history)])
+    assert audited.fragments == (MessagesFragment("h", messages=history),)
     assert audited.removed == {"h": []}
     assert audited.report.changes == reduced.report.changes
     assert audited.report.after_chars == reduced.report.after_chars
@@ -708,7 +761,7 @@ def test_audit_mode_reports_what_reduce_does_and_changes_nothing() -> None:
 def test_the_input_list_and_messages_are_not_mutated() -> None:
     history = chat(5)
     snapshot = json.dumps(history)
-    fragments = [Fragment("h", messages=history)]
+    fragments = [MessagesFragment("h", messages=history)]
     process_context(trim_policy(), fragments)
     assert json.dumps(history) == snapshot
     assert fragments[0].messages == tuple(history)
@@ -719,7 +772,7 @@ def test_the_input_list_and_messages_are_not_mutated() -> None:
 
 def test_the_report_round_trips_through_json_in_both_spellings() -> None:
     result = process_context(
-        trim_policy(targetChars=60), [Fragment("h", messages=chat(5))], counter=CallableCounter(len)
+        trim_policy(targetChars=60), [MessagesFragment("h", chat(5))], counter=CallableCounter(len)
     )
     report = result.report
     camel = report.model_dump_json(by_alias=True)
@@ -772,7 +825,7 @@ def test_removed_stays_in_input_order_when_two_steps_remove_from_one_fragment() 
         }
     )
     result = process_context(
-        policy, [Fragment("h", messages=history)], apps={"drop": lambda f: f.messages[:-1]}
+        policy, [MessagesFragment("h", messages=history)], apps={"drop": lambda f: f.messages[:-1]}
     )
     removed = result.removed["h"]
     kept = result.fragments[0].messages
@@ -787,24 +840,27 @@ def test_a_text_fragment_and_a_messages_fragment_are_two_types() -> None:
     from contextwise import MessagesFragment, TextFragment
 
     history = [user("Hi"), assistant("Hello")]
-    messages = Fragment("history", messages=history)
-    text = Fragment("notes", text="Remember the milk.", role="system")
+    messages = MessagesFragment("history", messages=history)
+    text = TextFragment("notes", text="Remember the milk.", role="system")
     assert isinstance(messages, MessagesFragment) and isinstance(messages, Fragment)
     assert isinstance(text, TextFragment) and isinstance(text, Fragment)
-    assert (messages.messages, messages.text, messages.role) == (tuple(history), None, None)
-    assert (text.text, text.role, text.messages) == ("Remember the milk.", "system", None)
+    assert messages.messages == tuple(history) and not hasattr(messages, "text")
+    assert (text.text, text.role) == ("Remember the milk.", "system")
+    assert not hasattr(text, "messages")
     # Built directly, by keyword or by position, with the same checks and the same values.
     assert MessagesFragment("history", history) == messages
     assert TextFragment("notes", text="Remember the milk.", role="system") == text
     assert TextFragment("notes", "Remember the milk.").role == "user"
     # Two types never compare equal, and neither can be changed.
-    assert Fragment("x", text="") != Fragment("x", messages=[])
+    assert TextFragment("x", text="") != MessagesFragment("x", messages=[])
     with pytest.raises(FrozenInstanceError):
         text.text = "changed"  # type: ignore[misc]
     history.append(user("later"))  # the fragment keeps its own tuple
     assert len(messages.messages) == 2
-    with pytest.raises(InvalidValueError) as caught:
+    with pytest.raises(TypeError):
         MessagesFragment("history", text="not messages")  # type: ignore[call-arg]
+    with pytest.raises(InvalidValueError) as caught:
+        MessagesFragment("history", None)  # type: ignore[arg-type]
     assert caught.value.code == "invalid_fragment"
     assert_translated(caught.value)
     with pytest.raises(InvalidTypeError) as wrong:

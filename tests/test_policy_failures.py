@@ -13,8 +13,10 @@ from contextwise import (
     ContextPolicy,
     Fragment,
     InvalidTypeError,
+    MessagesFragment,
     PolicyConfigurationError,
     PolicyStepError,
+    TextFragment,
     aprocess_context,
     messages_chars,
     process_context,
@@ -58,9 +60,9 @@ def test_compress_replaces_the_older_groups_with_one_summary() -> None:
         return summarize(messages)
 
     result = process_context(
-        compress_policy(keepGroups=2), [Fragment("h", messages=history)], compressors={"llm": llm}
+        compress_policy(keepGroups=2), [MessagesFragment("h", history)], compressors={"llm": llm}
     )
-    messages = list(result.fragment("h").messages or ())
+    messages = list(result.fragment("h").messages)
     assert messages[0] == history[0]
     assert messages[1] == {"role": "user", "content": "6 earlier"}
     assert messages[2:] == history[7:]
@@ -88,7 +90,7 @@ def test_the_compressor_receives_a_copy() -> None:
         return "s"
 
     process_context(
-        compress_policy(), [Fragment("h", messages=history)], compressors={"llm": vandal}
+        compress_policy(), [MessagesFragment("h", messages=history)], compressors={"llm": vandal}
     )
     assert history == snapshot
 
@@ -98,21 +100,21 @@ def test_a_compressor_may_return_a_message_and_the_role_of_strings_is_configurab
         return {"role": "assistant", "content": [{"type": "text", "text": "Summary."}]}
 
     result = process_context(
-        compress_policy(), [Fragment("h", messages=chat(3))], compressors={"llm": as_message}
+        compress_policy(), [MessagesFragment("h", chat(3))], compressors={"llm": as_message}
     )
-    assert (result.fragment("h").messages or ())[1]["role"] == "assistant"
+    assert (result.fragment("h").messages)[1]["role"] == "assistant"
     result = process_context(
         compress_policy(summaryRole="system"),
-        [Fragment("h", messages=chat(3))],
+        [MessagesFragment("h", messages=chat(3))],
         compressors={"llm": summarize},
     )
-    assert (result.fragment("h").messages or ())[1] == {"role": "system", "content": "4 earlier"}
+    assert (result.fragment("h").messages)[1] == {"role": "system", "content": "4 earlier"}
 
 
 def test_compress_a_text() -> None:
     policy = compress_policy(field="text", fragmentId="doc")
     result = process_context(
-        policy, [Fragment("doc", text="word " * 20)], compressors={"llm": lambda text: text[:12]}
+        policy, [TextFragment("doc", "word " * 20)], compressors={"llm": lambda text: text[:12]}
     )
     assert result.fragment("doc").text == "word word wo"
     assert result.removed["doc"] == ["word " * 20]
@@ -125,14 +127,14 @@ async def test_async_compressors_are_awaited_by_both_entry_points() -> None:
 
     history = chat(4)
     result = await aprocess_context(
-        compress_policy(), [Fragment("h", messages=history)], compressors={"llm": llm}
+        compress_policy(), [MessagesFragment("h", messages=history)], compressors={"llm": llm}
     )
-    assert (result.fragment("h").messages or ())[1]["content"] == "short"
+    assert (result.fragment("h").messages)[1]["content"] == "short"
     # The sync twin works even inside a running event loop.
     result = process_context(
-        compress_policy(), [Fragment("h", messages=history)], compressors={"llm": llm}
+        compress_policy(), [MessagesFragment("h", messages=history)], compressors={"llm": llm}
     )
-    assert (result.fragment("h").messages or ())[1]["content"] == "short"
+    assert (result.fragment("h").messages)[1]["content"] == "short"
 
 
 def test_the_sync_twin_runs_async_compressors_without_a_loop() -> None:
@@ -140,9 +142,9 @@ def test_the_sync_twin_runs_async_compressors_without_a_loop() -> None:
         return "short"
 
     result = process_context(
-        compress_policy(), [Fragment("h", messages=chat(4))], compressors={"llm": llm}
+        compress_policy(), [MessagesFragment("h", messages=chat(4))], compressors={"llm": llm}
     )
-    assert (result.fragment("h").messages or ())[1]["content"] == "short"
+    assert (result.fragment("h").messages)[1]["content"] == "short"
 
 
 # --- failure safety ------------------------------------------------------------------------------
@@ -166,7 +168,7 @@ def test_a_compressor_that_raises_leaves_the_fragment_untouched() -> None:
 
     history = chat(4)
     result = process_context(
-        compress_policy(), [Fragment("h", messages=history)], compressors={"llm": broken}
+        compress_policy(), [MessagesFragment("h", messages=history)], compressors={"llm": broken}
     )
     change = assert_failed(result, history, "compressor_failed")
     assert "RuntimeError" in change.error.message and "model overloaded" in change.error.message
@@ -179,7 +181,7 @@ def test_a_compressor_that_returns_something_larger_fails() -> None:
 
     history = chat(4)
     result = process_context(
-        compress_policy(), [Fragment("h", messages=history)], compressors={"llm": verbose}
+        compress_policy(), [MessagesFragment("h", messages=history)], compressors={"llm": verbose}
     )
     change = assert_failed(result, history, "compressor_not_smaller")
     assert "1,000" in change.error.message
@@ -206,7 +208,7 @@ def test_a_compressor_that_returns_something_unusable_fails(returned: Any, code:
     history = chat(4)
     result = process_context(
         compress_policy(),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         compressors={"llm": lambda m: returned},
     )
     assert_failed(result, history, code)
@@ -224,7 +226,7 @@ def test_a_sync_compressor_that_times_out_fails_and_its_result_is_discarded() ->
     history = chat(4)
     result = process_context(
         compress_policy(),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         compressors={"llm": slow},
         step_timeout=0.05,
     )
@@ -249,7 +251,7 @@ async def test_an_async_compressor_that_times_out_is_cancelled() -> None:
 
     history = chat(4)
     result = await aprocess_context(
-        compress_policy(timeout=0.05), [Fragment("h", messages=history)], compressors={"llm": slow}
+        compress_policy(timeout=0.05), [MessagesFragment("h", history)], compressors={"llm": slow}
     )
     assert_failed(result, history, "compressor_timeout")
     assert cancelled.is_set()
@@ -262,7 +264,7 @@ async def test_a_timeout_error_raised_by_the_compressor_is_a_failure_not_a_timeo
     history = chat(4)
     result = await aprocess_context(
         compress_policy(timeout=5),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         compressors={"llm": raises_timeout},
     )
     assert_failed(result, history, "compressor_failed")
@@ -283,7 +285,7 @@ def test_a_failed_step_lets_the_next_step_run_and_the_numbers_add_up() -> None:
     def broken(messages: Any) -> str:
         raise ValueError("no")
 
-    result = process_context(policy, [Fragment("h", messages=chat(4))], compressors={"llm": broken})
+    result = process_context(policy, [MessagesFragment("h", chat(4))], compressors={"llm": broken})
     statuses = [(change.id, change.status) for change in result.report.changes]
     assert statuses == [("summary", "failed"), ("trim", "applied")]
     report = result.report
@@ -316,13 +318,13 @@ def test_an_app_mutation_is_recorded_with_kind_app() -> None:
     history = chat(2)
 
     def drop_answers(fragment: Fragment) -> Fragment:
-        kept = [m for m in fragment.messages or () if m["role"] != "assistant"]
+        kept = [m for m in fragment.messages if m["role"] != "assistant"]
         return fragment.with_messages(kept)
 
     result = process_context(
-        app_policy(), [Fragment("h", messages=history)], apps={"mutate": drop_answers}
+        app_policy(), [MessagesFragment("h", messages=history)], apps={"mutate": drop_answers}
     )
-    assert [m["role"] for m in result.fragment("h").messages or ()] == ["system", "user", "user"]
+    assert [m["role"] for m in result.fragment("h").messages] == ["system", "user", "user"]
     assert result.removed["h"] == [history[2], history[4]]
     change = result.report.changes[0]
     assert (change.kind, change.removed_messages, change.removed_chars, change.added_messages) == (
@@ -335,11 +337,11 @@ def test_an_app_mutation_is_recorded_with_kind_app() -> None:
 
 async def test_an_async_app_may_return_just_the_messages() -> None:
     async def keep_last(fragment: Fragment) -> list[dict[str, Any]]:
-        return list((fragment.messages or ())[-1:])
+        return list((fragment.messages)[-1:])
 
     history = chat(2)
     result = await aprocess_context(
-        app_policy(), [Fragment("h", messages=history)], apps={"mutate": keep_last}
+        app_policy(), [MessagesFragment("h", messages=history)], apps={"mutate": keep_last}
     )
     assert result.fragment("h").messages == (history[-1],)
 
@@ -354,7 +356,7 @@ def test_an_app_that_rewrites_text_reports_the_replaced_text() -> None:
     )
     result = process_context(
         policy,
-        [Fragment("doc", text="key=SECRET123;")],
+        [TextFragment("doc", text="key=SECRET123;")],
         apps={"redact": lambda fragment: fragment.with_text("key=***;")},
     )
     assert result.fragment("doc").text == "key=***;"
@@ -377,11 +379,11 @@ def test_an_app_that_separates_a_tool_call_from_its_result_fails() -> None:
     ]
 
     def drop_call(fragment: Fragment) -> Fragment:
-        messages = fragment.messages or ()
+        messages = fragment.messages
         return fragment.with_messages([messages[0], messages[2]])
 
     result = process_context(
-        app_policy(), [Fragment("h", messages=history)], apps={"mutate": drop_call}
+        app_policy(), [MessagesFragment("h", messages=history)], apps={"mutate": drop_call}
     )
     assert_failed(result, history, "app_broke_tool_pairing")
 
@@ -390,14 +392,14 @@ def test_an_app_that_separates_a_tool_call_from_its_result_fails() -> None:
     ("app", "code"),
     [
         (lambda fragment: 42, "app_invalid_result"),
-        (lambda fragment: Fragment("other", messages=[]), "app_invalid_result"),
+        (lambda fragment: MessagesFragment("other", messages=[]), "app_invalid_result"),
         (lambda fragment: [{"role": "user", "content": 1}], "app_invalid_message"),
         (lambda fragment: 1 / 0, "app_failed"),
     ],
 )
 def test_an_app_that_fails_leaves_the_fragment_untouched(app: Any, code: str) -> None:
     history = chat(2)
-    result = process_context(app_policy(), [Fragment("h", messages=history)], apps={"mutate": app})
+    result = process_context(app_policy(), [MessagesFragment("h", history)], apps={"mutate": app})
     assert_failed(result, history, code)
 
 
@@ -406,15 +408,15 @@ def test_an_app_that_fails_leaves_the_fragment_untouched(app: Any, code: str) ->
 
 def test_unknown_compressor_app_and_fragment_are_clear_errors() -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(compress_policy(), [Fragment("h", messages=chat(2))])
+        process_context(compress_policy(), [MessagesFragment("h", messages=chat(2))])
     assert caught.value.code == "unknown_compressor"
     assert caught.value.params == {"step_id": "summary", "compressor": "llm", "provided": []}
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(app_policy(), [Fragment("h", messages=chat(2))], apps={"other": len})
+        process_context(app_policy(), [MessagesFragment("h", chat(2))], apps={"other": len})
     assert caught.value.code == "unknown_app"
     assert caught.value.params["provided"] == ["other"]
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(app_policy(), [Fragment("doc", text="x")], apps={"mutate": len})
+        process_context(app_policy(), [TextFragment("doc", text="x")], apps={"mutate": len})
     assert caught.value.code == "unknown_fragment"
     assert_translated(caught.value)
 
@@ -422,12 +424,12 @@ def test_unknown_compressor_app_and_fragment_are_clear_errors() -> None:
 def test_compressors_must_be_callables_in_a_mapping() -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(
-            compress_policy(), [Fragment("h", messages=chat(2))], compressors={"llm": "gpt"}
+            compress_policy(), [MessagesFragment("h", messages=chat(2))], compressors={"llm": "gpt"}
         )  # type: ignore[dict-item]
     assert caught.value.code == "invalid_compressor"
     with pytest.raises(InvalidTypeError) as type_error:
         process_context(
-            compress_policy(), [Fragment("h", messages=chat(2))], compressors=[summarize]
+            compress_policy(), [MessagesFragment("h", messages=chat(2))], compressors=[summarize]
         )  # type: ignore[arg-type]
     assert type_error.value.code == "not_a_mapping"
 
@@ -437,7 +439,7 @@ def test_step_timeout_must_be_positive_and_finite(timeout: Any) -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
         process_context(
             compress_policy(),
-            [Fragment("h", messages=chat(2))],
+            [MessagesFragment("h", messages=chat(2))],
             compressors={"llm": summarize},
             step_timeout=timeout,
         )
@@ -452,7 +454,7 @@ async def test_an_app_that_times_out_fails() -> None:
     history = chat(2)
     result = await aprocess_context(
         app_policy(),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         apps={"mutate": slow},
         step_timeout=0.05,
     )
@@ -461,11 +463,11 @@ async def test_an_app_that_times_out_fails() -> None:
 
 def test_apps_must_be_callables_and_budgets_must_be_budgets() -> None:
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(app_policy(), [Fragment("h", messages=chat(2))], apps={"mutate": 3})  # type: ignore[dict-item]
+        process_context(app_policy(), [MessagesFragment("h", messages=chat(2))], apps={"mutate": 3})  # type: ignore[dict-item]
     assert caught.value.code == "invalid_app"
     assert caught.value.params == {"app": "mutate", "type_name": "int"}
     with pytest.raises(InvalidTypeError) as type_error:
-        process_context(app_policy(), [Fragment("h", messages=chat(2))], budget=100)
+        process_context(app_policy(), [MessagesFragment("h", messages=chat(2))], budget=100)
     assert type_error.value.code == "invalid_budget"
 
 
@@ -483,13 +485,13 @@ def test_a_compressor_returning_a_message_without_content_fails_the_step(summary
     }
     messages = [{"role": "user", "content": "hello there"}] * 3
     result = process_context(
-        policy, [Fragment("h", messages=messages)], compressors={"c": lambda _: summary}
+        policy, [MessagesFragment("h", messages=messages)], compressors={"c": lambda _: summary}
     )
     [change] = result.report.changes
     assert (change.status, change.error and change.error.code) == (
         "failed", "compressor_empty_summary"
     )
-    assert list(result.fragment("h").messages or ()) == messages
+    assert list(result.fragment("h").messages) == messages
 
 
 def test_a_list_where_names_are_expected_is_a_coded_error() -> None:

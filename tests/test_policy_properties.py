@@ -16,6 +16,8 @@ from contextwise import (
     ContextOverflowError,
     ContextPolicy,
     Fragment,
+    MessagesFragment,
+    TextFragment,
     is_pinned,
     message_chars,
     message_text,
@@ -104,7 +106,7 @@ def cases(draw: st.DrawFn) -> Case:
 
 
 def run(case: Case, mode: str) -> Any:
-    fragments = [Fragment("history", messages=case.history), Fragment("doc", text=case.text)]
+    fragments = [MessagesFragment("history", case.history), TextFragment("doc", case.text)]
     return process_context(
         {**case.policy, "mode": mode},
         fragments,
@@ -114,9 +116,9 @@ def run(case: Case, mode: str) -> Any:
 
 
 def measured(fragment: Fragment) -> int:
-    if fragment.text is not None:
+    if isinstance(fragment, TextFragment):
         return len(fragment.text)
-    return sum(message_chars(message) for message in fragment.messages or ())
+    return sum(message_chars(message) for message in fragment.messages)
 
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -129,7 +131,7 @@ def test_reduce_keeps_every_invariant(case: Case) -> None:
     result = run(case, "reduce")
     # The input is never mutated.
     assert json.dumps(case.history) == snapshot
-    output = list(result.fragment("history").messages or ())
+    output = list(result.fragment("history").messages)
     # No output splits a tool call from its results or leaves an orphan result.
     assert pairing_problems(case.history, output) == []
     # System and developer messages are kept, in order.
@@ -157,8 +159,8 @@ def test_reduce_keeps_every_invariant(case: Case) -> None:
         assert report.tokens is not None
         assert report.tokens.after == sum(
             len(fragment.text)
-            if fragment.text is not None
-            else sum(len(text) for text in map(_text, fragment.messages or ()))
+            if isinstance(fragment, TextFragment)
+            else sum(len(text) for text in map(_text, fragment.messages))
             for fragment in result.fragments
         )
     # The text can be rebuilt from what was kept and removed when only trims cut it.
@@ -172,7 +174,7 @@ def rebuild_text(policy: dict[str, Any], changes: list[Any], result: Any) -> str
     steps = {step["id"]: step for step in policy["steps"]}
     spans = list(result.removed["doc"])
     assert len(spans) == len(changes), "one removed span per applied trim"
-    text = result.fragment("doc").text or ""
+    text = result.fragment("doc").text
     for change, span in zip(reversed(changes), reversed(spans), strict=True):
         step = steps[change.id]
         marker = step.get("marker", DEFAULT_TRIM_MARKER)
@@ -196,8 +198,8 @@ def test_audit_reports_exactly_what_reduce_does_and_changes_nothing(case: Case) 
     reduced = run(case, "reduce")
     audited = run(case, "audit")
     assert audited.fragments == (
-        Fragment("history", messages=case.history),
-        Fragment("doc", text=case.text),
+        MessagesFragment("history", messages=case.history),
+        TextFragment("doc", text=case.text),
     )
     assert all(not items for items in audited.removed.values())
     assert audited.report.model_dump(exclude={"mode"}) == reduced.report.model_dump(
@@ -221,8 +223,8 @@ def test_validate_changes_nothing_and_raises_exactly_when_reduce_would_act(case:
     else:
         result = run(case, "validate")
         assert result.fragments == (
-            Fragment("history", messages=case.history),
-            Fragment("doc", text=case.text),
+            MessagesFragment("history", messages=case.history),
+            TextFragment("doc", text=case.text),
         )
         assert result.report.changes == ()
     assert json.dumps(case.history) == snapshot

@@ -12,7 +12,7 @@ from contextwise import (
     CallableCounter,
     ContextPolicy,
     ContextProcessingReport,
-    Fragment,
+    MessagesFragment,
     process_context,
 )
 
@@ -41,7 +41,7 @@ def test_a_policy_that_reaches_its_target_says_so(caplog: pytest.LogCaptureFixtu
     caplog.set_level(logging.WARNING, logger="contextwise.policy")
     result = process_context(
         trim_policy(trigger_chars=150, target_input_chars=120),
-        [Fragment("h", messages=conversation(6))],
+        [MessagesFragment("h", messages=conversation(6))],
     )
     report = result.report
     assert report.after_chars <= 120
@@ -57,7 +57,7 @@ def test_a_floor_that_stops_above_the_target_is_a_shortfall_and_a_warning(
     # The system message (40) and the two kept turns (2 x 20) stay: 80 characters, target 50.
     result = process_context(
         trim_policy(mode, trigger_chars=100, target_input_chars=50),
-        [Fragment("h", messages=conversation(6))],
+        [MessagesFragment("h", messages=conversation(6))],
     )
     report = result.report
     assert report.after_chars == 80
@@ -75,7 +75,7 @@ def test_a_token_shortfall_is_reported_in_tokens() -> None:
     counter = CallableCounter(lambda text: len(text.split()) + 1, id="words")
     result = process_context(
         trim_policy(trigger_tokens=10, target_input_tokens=3),
-        [Fragment("h", messages=conversation(6))],
+        [MessagesFragment("h", messages=conversation(6))],
         counter=counter,
     )
     report = result.report
@@ -89,7 +89,7 @@ def test_a_context_below_its_trigger_needs_nothing_and_meets_its_target() -> Non
     # Between target and trigger the policy does not act, by design: nothing was required.
     result = process_context(
         trim_policy(trigger_chars=10_000, target_input_chars=10),
-        [Fragment("h", messages=conversation(6))],
+        [MessagesFragment("h", messages=conversation(6))],
     )
     assert result.report.changes == ()
     assert (result.report.target_met, result.report.shortfall_chars) == (True, 0)

@@ -10,18 +10,19 @@ from contextwise import (
     ContextPolicy,
     DecisionRequest,
     DecisionResponseError,
-    Fragment,
+    MessagesFragment,
     PolicyConfigurationError,
     ProviderUnavailableError,
     QuotaExceededError,
+    TextFragment,
     aprocess_context,
     process_context,
 )
 from support.histories import chat
 
 FRAGMENTS = [
-    Fragment("history", messages=chat(5)),  # 114 characters
-    Fragment("doc", text="d" * 100),
+    MessagesFragment("history", messages=chat(5)),  # 114 characters
+    TextFragment("doc", text="d" * 100),
 ]
 
 STEPS = [

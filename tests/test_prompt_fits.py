@@ -448,16 +448,16 @@ def test_context_session_measures_the_pinned_parts_with_its_messages() -> None:
 
 
 def test_prepare_step_counts_the_pinned_parts_against_the_policy_and_the_budget() -> None:
-    from contextwise import Fragment, ModelSpec, prepare_step
+    from contextwise import MessagesFragment, ModelSpec, prepare_step
 
     history = chat(6)
     system = "Answer in one sentence. " * 8
     plain = prepare_step(
-        TRIM, [Fragment("history", messages=history)], model="m", step=1, window=100_000
+        TRIM, [MessagesFragment("history", messages=history)], model="m", step=1, window=100_000
     )
     pinned = prepare_step(
         TRIM,
-        [Fragment("history", messages=history)],
+        [MessagesFragment("history", messages=history)],
         model=ModelSpec(name="m", window=100_000),
         step=1,
         pinned=[system],

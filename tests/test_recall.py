@@ -12,10 +12,10 @@ import pytest
 from contextwise import (
     CLEARED_PLACEHOLDER,
     ContextSession,
-    Fragment,
     InvalidTypeError,
     InvalidValueError,
     MemoryStore,
+    MessagesFragment,
     RecallPage,
     arecall,
     process_context,
@@ -77,7 +77,7 @@ def test_recall_reads_a_session_archive_sync_and_async() -> None:
         "s",
     )
     session.add(history())
-    context = list(session.context().fragment("history").messages or ())
+    context = list(session.context().fragment("history").messages)
     assert context[2]["content"].startswith("[cleared: 25000 characters")
     page = recall("call_1", history=context, archive=session, offset=24_990)
     assert (page.text, page.source) == (REPORT[24_990:], "archive")
@@ -171,8 +171,8 @@ def test_a_scripted_chat_loop_clears_a_result_then_reads_it_back_page_by_page() 
     offset: int | None = 0
     number = 0
     while offset is not None:
-        sent = process_context(policy, [Fragment("history", messages=messages)])
-        seen = list(sent.fragment("history").messages or ())
+        sent = process_context(policy, [MessagesFragment("history", messages=messages)])
+        seen = list(sent.fragment("history").messages)
         assert seen[2]["content"] == '[cleared: 25000 characters; recall("call_1")]'
         # the scripted model asks for the next page
         number += 1

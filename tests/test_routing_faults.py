@@ -12,7 +12,7 @@ import pytest
 
 from contextwise import (
     ContextPolicy,
-    Fragment,
+    MessagesFragment,
     ModelRouter,
     ModelRouting,
     QuotaExceededError,
@@ -146,7 +146,7 @@ def test_a_policy_model_selection_falls_back_to_sequence_on_an_ordinary_fault() 
     history = [{"role": "user", "content": f"message {n}"} for n in range(4)]
     result = process_context(
         policy,
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         decision_provider=FakeProvider(raising(ConnectionRefusedError("refused"))),
     )
     assert result.report.decisions[-1].mode == "sequence"

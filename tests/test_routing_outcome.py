@@ -17,9 +17,9 @@ from contextwise import (
     Decision,
     DecisionRequest,
     Effort,
-    Fragment,
     InvalidTypeError,
     InvalidValueError,
+    MessagesFragment,
     ModelRouter,
     ModelRouting,
     ModelSpec,
@@ -118,7 +118,7 @@ def test_a_router_of_the_users_own_works_in_prepare_step() -> None:
     router = Cheapest()
     typed: Router = router  # the protocol, checked by mypy
     prepared = prepare_step(
-        ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)],
+        ContextPolicy(mode="reduce"), [MessagesFragment("history", messages=HISTORY)],
         router=typed, step=2, active="deep",
     )
     assert (prepared.model.name, prepared.route.reason, prepared.effort) == (
@@ -129,7 +129,7 @@ def test_a_router_of_the_users_own_works_in_prepare_step() -> None:
     assert (context.model, context.choice, context.messages) == ("big-model", "deep", HISTORY)
     done = asyncio.run(
         aprepare_step(
-            ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)],
+            ContextPolicy(mode="reduce"), [MessagesFragment("history", messages=HISTORY)],
             router=router, step=3,
         )
     )
@@ -148,7 +148,7 @@ def test_both_routers_are_routers_with_models_and_a_default() -> None:
 def test_something_that_is_not_a_router_is_refused_in_every_language(router: object) -> None:
     with pytest.raises(RoutingConfigurationError) as caught:
         prepare_step(
-            ContextPolicy(mode="reduce"), [Fragment("h", messages=HISTORY)],
+            ContextPolicy(mode="reduce"), [MessagesFragment("h", messages=HISTORY)],
             router=router, step=1,  # type: ignore[arg-type]
         )
     assert caught.value.code == "invalid_router"
@@ -223,7 +223,7 @@ def test_a_rule_router_holds_the_default_but_not_a_rule_that_says_otherwise() ->
 def test_a_sticky_route_in_prepare_step_keeps_the_active_model() -> None:
     router = RuleRouter([], default="fast", models=MODELS, sticky=True)
     prepared = prepare_step(
-        ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)],
+        ContextPolicy(mode="reduce"), [MessagesFragment("history", messages=HISTORY)],
         router=router, step=4, active="deep",
     )
     assert (prepared.model.name, prepared.route.reason, prepared.budget.window) == (
@@ -291,14 +291,14 @@ def test_one_reporter_logs_both_routers_alike(caplog: pytest.LogCaptureFixture) 
 def test_prepare_step_gives_a_sticky_router_the_active_effort() -> None:
     router = model_router(("deep", 0.99, "low"))
     prepared = prepare_step(
-        ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)],
+        ContextPolicy(mode="reduce"), [MessagesFragment("history", messages=HISTORY)],
         router=router, step=5, active="deep", active_effort="high",
     )
     # The route asks for less effort on the same model: the step keeps the previous effort.
     assert (prepared.route.reason, prepared.effort) == ("sticky", Effort.HIGH)
     with pytest.raises(InvalidValueError) as caught:
         prepare_step(
-            ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)],
+            ContextPolicy(mode="reduce"), [MessagesFragment("history", messages=HISTORY)],
             router=router, step=6, active="deep", active_effort="turbo",  # type: ignore[arg-type]
         )
     assert caught.value.code == "invalid_effort"

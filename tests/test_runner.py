@@ -17,10 +17,10 @@ from contextwise import (
     ContextPolicy,
     ContextSession,
     EstimateCounter,
-    Fragment,
     InvalidTypeError,
     InvalidValueError,
     MemoryStore,
+    MessagesFragment,
     ModelSpec,
     PartEstimate,
     PolicyConfigurationError,
@@ -83,7 +83,7 @@ def test_runner_options_is_one_public_typed_dict_with_every_runtime_option() -> 
 def test_bind_returns_a_runner_whose_process_and_aprocess_agree_with_the_shortcut() -> None:
     policy = ContextPolicy.model_validate(TRIM)
     runner = policy.bind()
-    fragments = [Fragment("history", messages=history())]
+    fragments = [MessagesFragment("history", messages=history())]
 
     result = runner.process(fragments)
     result_async = asyncio.run(runner.aprocess(fragments))
@@ -91,13 +91,13 @@ def test_bind_returns_a_runner_whose_process_and_aprocess_agree_with_the_shortcu
 
     kept = ["Question number 3?", "Answer number 3."]
     for each in (result, result_async, shortcut):
-        assert [m["content"] for m in each.fragment("history").messages or ()] == kept
+        assert [m["content"] for m in each.fragment("history").messages] == kept
         assert each.report == result.report
     assert runner.policy is policy
 
 
 def test_replace_gives_a_runner_for_another_budget_and_leaves_the_first_unchanged() -> None:
-    fragments = [Fragment("history", messages=history(20))]
+    fragments = [MessagesFragment("history", messages=history(20))]
     runner = ContextPolicy.model_validate(
         {**TRIM, "target_input_chars": None, "trigger_chars": None, "trigger_tokens": 10**6}
     ).bind(counter=EstimateCounter())
@@ -233,14 +233,14 @@ def test_an_unknown_option_names_itself_and_every_known_option_in_each_language(
 
 CONSUMERS: dict[str, Callable[..., object]] = {
     "process_context": lambda policy, **options: process_context(
-        policy, [Fragment("history", messages=[])], **options
+        policy, [MessagesFragment("history", messages=[])], **options
     ),
     "ContextSession": lambda policy, **options: ContextSession(
         policy, MemoryStore(), "s", **options
     ),
     "prepare_step": lambda policy, **options: prepare_step(
         policy,
-        [Fragment("history", messages=[])],
+        [MessagesFragment("history", messages=[])],
         model=ModelSpec(name="m", window=10_000),
         step=1,
         **options,
@@ -353,11 +353,11 @@ def test_a_runner_validates_its_policy_once_however_often_it_runs(
 ) -> None:
     runner = ContextPolicy.model_validate(SUMMARY).bind(compressors={"llm": summarize})
     for turns in range(1, 6):
-        runner.process([Fragment("history", messages=history(turns))])
+        runner.process([MessagesFragment("history", messages=history(turns))])
     assert len(validations) == 1
     # A replacement binds new options: it is checked once, like bind, and then reused.
     for _ in range(3):
-        runner.replace(step_timeout=2).process([Fragment("history", messages=history())])
+        runner.replace(step_timeout=2).process([MessagesFragment("history", messages=history())])
     assert len(validations) == 2
 
 
@@ -378,7 +378,7 @@ def test_prepare_step_with_a_runner_rebinds_once_per_model_not_per_step(
     for step in range(1, 5):
         prepare_step(
             runner,
-            [Fragment("history", messages=history(step))],
+            [MessagesFragment("history", messages=history(step))],
             model=ModelSpec(name="m", window=10_000),
             step=step,
         )
@@ -448,7 +448,7 @@ def test_prepare_step_passes_the_step_timeout_to_the_policy() -> None:
 
     prepared = prepare_step(
         SUMMARY,
-        [Fragment("history", messages=history())],
+        [MessagesFragment("history", messages=history())],
         model=ModelSpec(name="m", window=10_000),
         step=1,
         compressors={"llm": slow},
@@ -460,7 +460,7 @@ def test_prepare_step_passes_the_step_timeout_to_the_policy() -> None:
 
 
 def test_a_budget_given_to_prepare_step_caps_every_models_budget() -> None:
-    fragments = [Fragment("history", messages=history(30))]
+    fragments = [MessagesFragment("history", messages=history(30))]
     model = ModelSpec(name="m", window=100_000)
     policy = {"mode": "reduce", "steps": [TRIM["steps"][0]]}
     free = prepare_step(policy, fragments, model=model, step=1)
@@ -491,11 +491,11 @@ def test_unknown_items_are_an_error_by_default_and_one_opaque_unit_when_asked() 
         }
     )
     with pytest.raises(InvalidValueError) as caught:
-        policy.bind().process([Fragment("history", messages=items)])
+        policy.bind().process([MessagesFragment("history", messages=items)])
     assert caught.value.code == "unknown_message_type"
 
-    result = policy.bind(unknown_items="opaque").process([Fragment("history", messages=items)])
-    kept = result.fragment("history").messages or ()
+    result = policy.bind(unknown_items="opaque").process([MessagesFragment("history", items)])
+    kept = result.fragment("history").messages
     assert list(kept) == [items[3]]
     assert [item for item in result.removed["history"]] == items[:3]
     # Each opaque item is measured by its compact JSON, never changed.
@@ -521,7 +521,7 @@ def test_a_runner_is_shared_by_threads() -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(
             pool.map(
-                lambda n: runner.process([Fragment("history", messages=history(n))]),
+                lambda n: runner.process([MessagesFragment("history", messages=history(n))]),
                 range(1, 13),
             )
         )

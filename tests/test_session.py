@@ -29,6 +29,7 @@ from contextwise import (
     InvalidTypeError,
     InvalidValueError,
     MemoryStore,
+    MessagesFragment,
     MissingDependencyError,
     PolicyConfigurationError,
     SessionConflictError,
@@ -123,7 +124,7 @@ def test_context_trims_stores_the_reduction_and_archives_what_left(
     for n in range(4):
         session.add(turn(n))
     result = session.context()
-    kept = contents(list(result.fragment("history").messages or ()))
+    kept = contents(list(result.fragment("history").messages))
     assert kept == ["q2........", "a2........", "q3........", "a3........"]
     assert contents(session.messages()) == kept
     archived = session.archive()
@@ -293,7 +294,7 @@ async def test_the_async_faces(open_store: StoreFactory) -> None:
         await session.aadd(turn(n))
     result = await session.acontext()
     assert contents(await session.amessages()) == contents(
-        list(result.fragment("history").messages or ())
+        list(result.fragment("history").messages)
     )
     archived = await session.aarchive()
     assert len(archived) == 4
@@ -551,10 +552,10 @@ def test_each_step_keeps_what_the_engine_keeps_on_the_same_messages(seed: int) -
             batch.append(message)
         session.add(batch)
         added += batch
-        expected = process_context(policy, [Fragment("history", messages=context + batch)])
+        expected = process_context(policy, [MessagesFragment("history", messages=context + batch)])
         result = session.context()
-        kept = list(result.fragment("history").messages or ())
-        assert kept == list(expected.fragment("history").messages or ()), step
+        kept = list(result.fragment("history").messages)
+        assert kept == list(expected.fragment("history").messages), step
         assert kept == oldest_out(context + batch, target, seed % 3), step
         assert result.report == expected.report, step
         context = kept
@@ -782,7 +783,7 @@ def test_a_thousand_messages_inserted_at_one_spot_keep_their_order(
     inserted = [0]
 
     def insert(fragment: Fragment) -> Fragment:
-        messages = list(fragment.messages or ())
+        messages = list(fragment.messages)
         batch = [
             {"role": "user", "content": f"i{inserted[0] + offset}"} for offset in range(10)
         ]
@@ -993,7 +994,7 @@ def test_a_restore_never_leaves_two_messages_at_one_position(open_store: StoreFa
     ]
 
     def edit(fragment: Fragment) -> Fragment:
-        return fragment.with_messages(script.pop(0)(list(fragment.messages or ())))
+        return fragment.with_messages(script.pop(0)(list(fragment.messages)))
 
     policy = {
         "mode": "reduce",

@@ -26,6 +26,7 @@ from contextwise import (
     Fragment,
     InvalidTypeError,
     InvalidValueError,
+    MessagesFragment,
     ModelRouter,
     ModelRouting,
     ModelSpec,
@@ -101,8 +102,8 @@ def test_langchain_objects_come_back_by_identity_in_fragments_and_removed() -> N
         AIMessage("3"),
         HumanMessage("Thanks"),
     ]
-    result = process_context(policy(), [Fragment("h", messages=history)])
-    kept = result.fragments[0].messages or ()
+    result = process_context(policy(), [MessagesFragment("h", messages=history)])
+    kept = result.fragments[0].messages
     assert [id(m) for m in kept] == [id(history[0]), id(history[5])]
     assert [id(m) for m in result.removed["h"]] == [id(m) for m in history[1:5]]
     assert result.report.after_chars == messages_chars(kept)
@@ -117,8 +118,8 @@ def test_pydantic_ai_history_is_trimmed_natively() -> None:
         ModelRequest(parts=[UserPromptPart("Thanks")]),
         ModelResponse(parts=[TextPart("You're welcome")]),
     ]
-    result = process_context(policy(), [Fragment("h", messages=history)])
-    kept = list(result.fragments[0].messages or ())
+    result = process_context(policy(), [MessagesFragment("h", messages=history)])
+    kept = list(result.fragments[0].messages)
     assert kept == [history[0], history[4], history[5]]
     assert all(a is b for a, b in zip(kept, [history[0], history[4], history[5]], strict=True))
 
@@ -133,10 +134,10 @@ def test_a_compressor_gets_the_shape_and_its_text_becomes_a_message_of_that_shap
 
     result = process_context(
         policy(kind="compress", compressor="summarize"),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         compressors={"summarize": summarize},
     )
-    kept = result.fragments[0].messages or ()
+    kept = result.fragments[0].messages
     assert all(isinstance(message, HumanMessage | AIMessage) for message in given)
     assert isinstance(kept[0], HumanMessage) and kept[0].content == "Summary."
     assert kept[1] is history[2]
@@ -146,10 +147,10 @@ def test_a_compressor_may_return_a_framework_message() -> None:
     history = [HumanMessage("one " * 30), AIMessage("two " * 30), HumanMessage("three")]
     result = process_context(
         policy(kind="compress", compressor="summarize"),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         compressors={"summarize": lambda messages: AIMessage("Short.")},
     )
-    kept = result.fragments[0].messages or ()
+    kept = result.fragments[0].messages
     assert isinstance(kept[0], AIMessage) and result.report.changes[0].status == "applied"
 
 
@@ -157,7 +158,7 @@ def test_an_app_that_drops_a_message_gives_back_the_callers_objects() -> None:
     history = [HumanMessage("a"), AIMessage("b"), HumanMessage("c")]
 
     def drop_first(fragment: Fragment) -> list[Any]:
-        return list(fragment.messages or ())[1:]
+        return list(fragment.messages)[1:]
 
     result = process_context(
         ContextPolicy.model_validate(
@@ -167,10 +168,10 @@ def test_an_app_that_drops_a_message_gives_back_the_callers_objects() -> None:
                 "steps": [{"id": "a", "kind": "app", "fragmentId": "h", "app": "drop"}],
             }
         ),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         apps={"drop": drop_first},
     )
-    kept = result.fragments[0].messages or ()
+    kept = result.fragments[0].messages
     assert [id(m) for m in kept] == [id(history[1]), id(history[2])]
     assert result.removed["h"][0] is history[0]
 
@@ -181,7 +182,7 @@ def test_estimated_parts_are_counted_in_chars_tokens_and_the_report() -> None:
         {"role": "assistant", "content": "A cat."},
     ]
     result = process_context(
-        ContextPolicy(mode="audit"), [Fragment("h", messages=history)], counter=EstimateCounter()
+        ContextPolicy(mode="audit"), [MessagesFragment("h", history)], counter=EstimateCounter()
     )
     report = result.report
     assert report.estimated_parts == 1
@@ -189,7 +190,7 @@ def test_estimated_parts_are_counted_in_chars_tokens_and_the_report() -> None:
     assert report.tokens is not None and report.tokens.before >= 1600
     small = PartEstimate(image_tokens=10)
     result = process_context(
-        ContextPolicy(mode="audit"), [Fragment("h", messages=history)], part_estimate=small
+        ContextPolicy(mode="audit"), [MessagesFragment("h", messages=history)], part_estimate=small
     )
     assert result.report.before_chars == 4 + 40 + 6
     with pytest.raises(InvalidTypeError) as caught:
@@ -203,8 +204,8 @@ def test_an_assistant_greeting_before_the_first_user_turn_can_be_trimmed() -> No
         {"role": "assistant", "content": "Hello! How can I help?"},
         {"role": "user", "content": "Hi"},
     ]
-    result = process_context(policy(), [Fragment("h", messages=history)])
-    assert list(result.fragments[0].messages or ()) == [history[0], history[2]]
+    result = process_context(policy(), [MessagesFragment("h", messages=history)])
+    assert list(result.fragments[0].messages) == [history[0], history[2]]
     assert result.removed["h"] == [history[1]]
 
 
@@ -223,7 +224,7 @@ def test_an_unreadable_message_is_a_coded_error_everywhere(
     for call in (
         lambda: group_messages(history),
         lambda: messages_chars(history),
-        lambda: process_context(policy(), [Fragment("h", messages=history)]),
+        lambda: process_context(policy(), [MessagesFragment("h", messages=history)]),
     ):
         with pytest.raises(InvalidValueError) as caught:
             call()
@@ -280,7 +281,7 @@ def test_prepare_step_takes_framework_messages_and_counts_images() -> None:
     ]
     prepared = prepare_step(
         ContextPolicy(mode="reduce"),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         router=ModelRouter(routing),
         step=1,
     )
@@ -289,7 +290,7 @@ def test_prepare_step_takes_framework_messages_and_counts_images() -> None:
     assert prepared.plan.used >= 1600  # the image counts in the budget
     small = prepare_step(
         ContextPolicy(mode="reduce"),
-        [Fragment("h", messages=history)],
+        [MessagesFragment("h", messages=history)],
         router=ModelRouter(routing),
         step=1,
         part_estimate=PartEstimate(image_tokens=10),

@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
 
 from contextwise import (
     ContextPolicy,
-    Fragment,
+    MessagesFragment,
     message_shape,
     messages_chars,
     process_context,
@@ -309,9 +309,9 @@ def test_trim_keeps_units_whole_and_returns_the_callers_objects(
 ) -> None:
     history = render(shape, drawn)
     result = process_context(
-        _policy(grouping, keep_groups, target, "trim"), [Fragment("h", messages=history.messages)]
+        _policy(grouping, keep_groups, target, "trim"), [MessagesFragment("h", history.messages)]
     )
-    kept_messages = result.fragments[0].messages or ()
+    kept_messages = result.fragments[0].messages
     removed = result.removed.get("h", [])
     kept = _positions(kept_messages, history)
     gone = _positions(removed, history)
@@ -340,10 +340,10 @@ def test_compress_hands_over_and_returns_the_fragments_shape(
     compressors: dict[str, Callable[..., Any]] = {"summarize": summarize}
     result = process_context(
         _policy(grouping, keep_groups, None, "compress"),
-        [Fragment("h", messages=history.messages)],
+        [MessagesFragment("h", messages=history.messages)],
         compressors=compressors,
     )
-    output = list(result.fragments[0].messages or ())
+    output = list(result.fragments[0].messages)
     allowed = {shape, "openai-chat"} if shape == "anthropic" else {shape}
     for given_messages in seen:
         assert {message_shape(message) for message in given_messages} <= allowed

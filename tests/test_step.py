@@ -13,7 +13,7 @@ from contextwise import (
     Decision,
     DecisionRequest,
     Effort,
-    Fragment,
+    MessagesFragment,
     ModelRouter,
     ModelRouting,
     ModelSpec,
@@ -21,6 +21,7 @@ from contextwise import (
     ProviderUnavailableError,
     RoutingConfigurationError,
     RoutingEvent,
+    TextFragment,
     aprepare_step,
     estimate_tokens,
     model_budget,
@@ -133,7 +134,7 @@ async def test_a_ten_step_harness_loop() -> None:
         history.append(question)
         produced.append(question)
         prepared = await aprepare_step(
-            TRIM, [Fragment("history", messages=history)], router=router, step=step, active=active
+            TRIM, [MessagesFragment("history", history)], router=router, step=step, active=active
         )
         assert isinstance(prepared, PreparedStep)
         # the compacted context fits the chosen model, and the routing saw exactly that context
@@ -191,7 +192,7 @@ async def test_a_ten_step_harness_loop() -> None:
 async def test_the_route_carries_the_effort_and_the_chosen_model() -> None:
     prepared = await aprepare_step(
         TRIM,
-        [Fragment("history", messages=[SYSTEM, {"role": "user", "content": "Debug this."}])],
+        [MessagesFragment("history", [SYSTEM, {"role": "user", "content": "Debug this."}])],
         router=_router(ScriptedRouter(("deep", 0.9))),
         step=1,
         active="fast",
@@ -209,8 +210,8 @@ async def test_text_fragments_count_in_the_plan_but_not_in_the_messages() -> Non
     prepared = await aprepare_step(
         TRIM,
         [
-            Fragment("notes", text=_text("Notes:", 100)),
-            Fragment("history", messages=[SYSTEM, {"role": "user", "content": "Hi"}]),
+            TextFragment("notes", text=_text("Notes:", 100)),
+            MessagesFragment("history", messages=[SYSTEM, {"role": "user", "content": "Hi"}]),
         ],
         router=_router(provider),
         step=2,
@@ -227,7 +228,7 @@ async def test_a_context_that_cannot_fit_the_chosen_model_overflows() -> None:
     with pytest.raises(ContextOverflowError) as excinfo:
         await aprepare_step(
             keep_everything,
-            [Fragment("history", messages=big)],
+            [MessagesFragment("history", messages=big)],
             router=_router(provider),
             step=1,
             active="deep",
@@ -240,7 +241,7 @@ async def test_an_unknown_active_model_is_rejected_before_anything_runs() -> Non
     provider = ScriptedRouter(("fast", 0.9))
     with pytest.raises(RoutingConfigurationError) as excinfo:
         await aprepare_step(
-            TRIM, [Fragment("history", messages=[SYSTEM])], router=_router(provider), step=1,
+            TRIM, [MessagesFragment("history", [SYSTEM])], router=_router(provider), step=1,
             active="small",
         )
     assert (excinfo.value.code, excinfo.value.params["field"]) == ("unknown_active_model", "active")

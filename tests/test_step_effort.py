@@ -13,8 +13,8 @@ from contextwise import (
     Decision,
     DecisionRequest,
     Effort,
-    Fragment,
     InvalidValueError,
+    MessagesFragment,
     ModelRouter,
     ModelRouting,
     ModelSpec,
@@ -22,6 +22,7 @@ from contextwise import (
     RoutingConfigurationError,
     RoutingRule,
     RuleRouter,
+    TextFragment,
     aprepare_step,
     prepare_step,
     process_context,
@@ -41,7 +42,7 @@ HISTORY = [{"role": "user", "content": "Fix the failing test."}]
 
 def test_request_options_and_the_reasoning_reserve_agree() -> None:
     prepared = prepare_step(
-        ContextPolicy(mode="reduce"), [Fragment("history", messages=HISTORY)], model=CLAUDE, step=1
+        ContextPolicy(mode="reduce"), [MessagesFragment("history", HISTORY)], model=CLAUDE, step=1
     )
     options = prepared.request_options()
     assert options == {
@@ -58,7 +59,7 @@ def test_without_an_effort_the_reasoning_argument_is_the_reserve() -> None:
     plain = ModelSpec(name="m", api="openai-chat", window=10_000)
     prepared = prepare_step(
         ContextPolicy(mode="reduce"),
-        [Fragment("history", messages=HISTORY)],
+        [MessagesFragment("history", messages=HISTORY)],
         model=plain,
         step=1,
         reasoning=700,
@@ -101,7 +102,7 @@ async def test_the_effort_the_decision_chose_is_sent_and_reserved() -> None:
     )
     prepared = await aprepare_step(
         ContextPolicy(mode="reduce"),
-        [Fragment("history", messages=HISTORY)],
+        [MessagesFragment("history", messages=HISTORY)],
         router=ModelRouter(routing),
         step=3,
     )
@@ -117,14 +118,14 @@ def test_a_rule_router_routes_the_step() -> None:
         models={"fast": GPT, "deep": CLAUDE},
     )
     short = prepare_step(
-        ContextPolicy(mode="reduce"), [Fragment("h", messages=HISTORY)], router=router, step=1
+        ContextPolicy(mode="reduce"), [MessagesFragment("h", HISTORY)], router=router, step=1
     )
     assert (short.model.name, short.route.reason) == ("gpt-5", "default")
     assert short.request_options() == {"model": "gpt-5", "reasoning_effort": "low"}
     long = [{"role": "user", "content": "x" * 8_000}]
     deep = prepare_step(
         ContextPolicy(mode="reduce"),
-        [Fragment("h", messages=long)],
+        [MessagesFragment("h", messages=long)],
         router=router,
         step=2,
         active="fast",
@@ -138,7 +139,7 @@ def test_a_rule_router_routes_the_step() -> None:
 
 
 def test_a_step_needs_exactly_one_of_router_and_model() -> None:
-    fragments = [Fragment("h", messages=HISTORY)]
+    fragments = [MessagesFragment("h", messages=HISTORY)]
     policy = ContextPolicy(mode="reduce")
     with pytest.raises(RoutingConfigurationError) as neither:
         prepare_step(policy, fragments, step=1)
@@ -159,10 +160,10 @@ def test_a_step_needs_exactly_one_of_router_and_model() -> None:
 
 def test_text_fragments_become_messages_of_their_role_in_fragment_order() -> None:
     fragments = [
-        Fragment("instructions", text="You fix failing tests.", role="system"),
-        Fragment("history", messages=HISTORY),
+        TextFragment("instructions", text="You fix failing tests.", role="system"),
+        MessagesFragment("history", messages=HISTORY),
         {"id": "memory", "text": "The tests live in tests/.", "role": "user"},
-        Fragment("notes", text="Run make test."),
+        TextFragment("notes", text="Run make test."),
     ]
     prepared = prepare_step(ContextPolicy(mode="reduce"), fragments, model=GPT, step=1)
     assert prepared.messages == [
@@ -183,15 +184,17 @@ def test_a_trimmed_text_fragment_keeps_its_role() -> None:
             {"id": "cut", "kind": "trim", "fragmentId": "doc", "field": "text", "targetChars": 40}
         ],
     }
-    result = process_context(policy, [Fragment("doc", text="x" * 200, role="system")])
+    result = process_context(policy, [TextFragment("doc", text="x" * 200, role="system")])
     assert result.report.changes[0].status == "applied"
     assert result.fragment("doc").role == "system"
 
 
 def test_a_bad_role_is_a_coded_error() -> None:
     for build in (
-        lambda: Fragment("doc", text="x", role="assistant"),  # type: ignore[arg-type]
-        lambda: Fragment("history", messages=HISTORY, role="user"),
+        lambda: TextFragment("doc", text="x", role="assistant"),  # type: ignore[arg-type]
+        lambda: process_context(
+            ContextPolicy(mode="validate"), [{"id": "history", "messages": HISTORY, "role": "user"}]
+        ),
     ):
         with pytest.raises(InvalidValueError) as caught:
             build()
@@ -216,10 +219,10 @@ OPTIONAL = {
 
 
 def test_steps_on_an_absent_optional_fragment_are_skipped_and_reported() -> None:
-    result = process_context(OPTIONAL, [Fragment("doc", text="y" * 100)])
+    result = process_context(OPTIONAL, [TextFragment("doc", text="y" * 100)])
     assert result.report.skipped_steps == ("cut-scratch",)
     assert [change.id for change in result.report.changes] == ["cut-doc"]
-    both = [Fragment("scratch", text="z" * 100), Fragment("doc", text="y")]
+    both = [TextFragment("scratch", text="z" * 100), TextFragment("doc", text="y")]
     present = process_context(OPTIONAL, both)
     assert present.report.skipped_steps == ()
     assert [change.id for change in present.report.changes] == ["cut-scratch"]
@@ -227,7 +230,7 @@ def test_steps_on_an_absent_optional_fragment_are_skipped_and_reported() -> None
 
 def test_a_fixed_selection_skips_the_steps_of_an_absent_optional_fragment() -> None:
     policy = {**OPTIONAL, "selection": {"mode": "fixed", "steps": ["cut-scratch", "cut-doc"]}}
-    result = process_context(policy, [Fragment("doc", text="y" * 100)])
+    result = process_context(policy, [TextFragment("doc", text="y" * 100)])
     assert result.report.skipped_steps == ("cut-scratch",)
     assert [change.id for change in result.report.changes] == ["cut-doc"]
 
@@ -235,10 +238,10 @@ def test_a_fixed_selection_skips_the_steps_of_an_absent_optional_fragment() -> N
 def test_an_absent_fragment_that_is_not_optional_still_fails() -> None:
     policy = {**OPTIONAL, "optionalFragments": []}
     with pytest.raises(PolicyConfigurationError) as caught:
-        process_context(policy, [Fragment("doc", text="y" * 100)])
+        process_context(policy, [TextFragment("doc", text="y" * 100)])
     assert caught.value.code == "unknown_fragment"
 
 
 def test_prepare_step_reports_the_skipped_steps() -> None:
-    prepared = prepare_step(OPTIONAL, [Fragment("doc", text="y" * 100)], model=GPT, step=1)
+    prepared = prepare_step(OPTIONAL, [TextFragment("doc", text="y" * 100)], model=GPT, step=1)
     assert prepared.report.skipped_steps == ("cut-scratch",)

@@ -206,7 +206,7 @@ def trace(action: Callable[[], Any]) -> tuple[list[str], int, int]:
 
 def policy_processing() -> None:
     """Process a chat history with a trim step, as the context policies guide does."""
-    from contextwise import ContextPolicy, Fragment, process_context
+    from contextwise import ContextPolicy, MessagesFragment, process_context
 
     history: list[dict[str, Any]] = []
     for number in range(12):
@@ -224,7 +224,7 @@ def policy_processing() -> None:
             ],
         }
     )
-    process_context(policy, [Fragment("history", messages=history)])
+    process_context(policy, [MessagesFragment("history", messages=history)])
 
 
 def langchain_call() -> Callable[[], Any]:

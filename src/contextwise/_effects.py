@@ -36,6 +36,9 @@ class Invoke:
 
     ``blocking`` says that the call may block its thread (I/O, a sync model call): the async
     driver runs it in a worker thread, and the sync driver too when a timeout must bound it.
+    ``async_func`` is the same call's own async face (a router's ``aroute`` beside its
+    ``route``): the async driver calls it instead of ``func``, so a core never asks which driver
+    runs it.
     """
 
     func: Callable[..., Any]
@@ -43,6 +46,7 @@ class Invoke:
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     timeout: float | None = None
     blocking: bool = False
+    async_func: Callable[..., Any] | None = None
 
 
 class CallTimedOut(Exception):
@@ -89,6 +93,15 @@ Effects: TypeAlias = Generator[Invoke, Reply, T]
 def call(func: Callable[..., Any], *args: Any) -> Effects[Any]:
     """Call application code without a timeout, and return its value or raise its error."""
     reply = yield Invoke(func, args)
+    return reply.get()
+
+
+def call_faces(
+    func: Callable[..., Any], async_func: Callable[..., Any], *args: Any
+) -> Effects[Any]:
+    """Like :func:`call`, for application code with a sync and an async face: the sync driver
+    calls ``func`` and the async driver ``async_func``."""
+    reply = yield Invoke(func, args, async_func=async_func)
     return reply.get()
 
 
@@ -225,7 +238,8 @@ async def invoke_async(request: Invoke) -> Reply:
     try:
         if request.blocking:
             return Reply(await _in_thread(request))
-        value = request.func(*request.args, **request.kwargs)
+        func = request.func if request.async_func is None else request.async_func
+        value = func(*request.args, **request.kwargs)
         if inspect.isawaitable(value):
             value = await bounded(value, request.timeout)
         return Reply(value)

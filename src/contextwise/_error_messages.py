@@ -227,7 +227,7 @@ INVALID_TYPE_ERROR: Mapping[str, Message] = {
     ),
     "messages_not_fragments": N_(
         "fragments must be a list of fragments, but entry {index} is a chat message; put the "
-        "messages in a fragment: Fragment(\"history\", messages=[...])."
+        "messages in a fragment: MessagesFragment(\"history\", messages=[...])."
     ),
     "fragment_messages_not_a_list": N_(
         "The messages of fragment '{fragment_id}' must be a list, got a value of type "

@@ -55,6 +55,7 @@ from contextwise.policy import (
     ContextPolicy,
     ContextProcessingReport,
     Fragment,
+    MessagesFragment,
     TrimStep,
     context_policy_json_schema,
     process_context,
@@ -648,7 +649,7 @@ def load_history(path: str, policy: ContextPolicy) -> list[Fragment]:
     if data and not all(_is_fragment(item) for item in data):
         named = {step.fragment_id for step in policy.steps}
         fragment_id = named.pop() if len(named) == 1 else "history"
-        return [Fragment(fragment_id, messages=framework_messages(data))]
+        return [MessagesFragment(fragment_id, messages=framework_messages(data))]
     return coerce_fragments(data)
 
 

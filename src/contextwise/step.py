@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Unpack
 
 from contextwise._checks import require_instance
-from contextwise._effects import Effects, call, run_async, run_sync
+from contextwise._effects import Effects, call_faces, run_async, run_sync
 from contextwise._translation import short_text
 from contextwise.budget import BudgetPlan, BudgetSegment, ContextBudget
 from contextwise.counting import EstimateCounter
@@ -24,9 +24,11 @@ from contextwise.policy import (
     ContextProcessingReport,
     ContextResult,
     Fragment,
+    MessagesFragment,
     PolicyRunner,
     RemovedItem,
     RunnerOptions,
+    TextFragment,
 )
 from contextwise.policy._api import as_runner, measure_of, runner_core
 from contextwise.routing import (
@@ -50,8 +52,8 @@ class PreparedStep:
 
     Examples:
         >>> from contextwise import (
-        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec, prepare_step,
+        ...     ChoiceQuestion, ContextPolicy, Decision, MessagesFragment,
+        ...     ModelRouter, ModelRouting, ModelSpec, prepare_step,
         ... )
         >>> class Sure:
         ...     name = "sure"
@@ -75,7 +77,7 @@ class PreparedStep:
         ... )
         >>> prepared = prepare_step(
         ...     ContextPolicy(mode="reduce"),
-        ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
+        ...     [MessagesFragment("history", messages=[{"role": "user", "content": "Hi"}])],
         ...     router=ModelRouter(routing),
         ...     step=1,
         ... )
@@ -120,10 +122,10 @@ class PreparedStep:
         each text fragment as one message of its ``role`` (``user`` by default)."""
         messages: list[ChatMessage] = []
         for fragment in self.fragments:
-            if fragment.messages is not None:
+            if isinstance(fragment, MessagesFragment):
                 messages.extend(fragment.messages)
-            elif fragment.text is not None:
-                messages.append({"role": fragment.role or "user", "content": fragment.text})
+            else:
+                messages.append({"role": fragment.role, "content": fragment.text})
         return messages
 
     def request_options(self) -> dict[str, Any]:
@@ -143,10 +145,10 @@ class PreparedStep:
                 ``missing_output_limit``).
 
         Examples:
-            >>> from contextwise import ContextPolicy, Fragment, ModelSpec, prepare_step
+            >>> from contextwise import ContextPolicy, MessagesFragment, ModelSpec, prepare_step
             >>> prepared = prepare_step(
             ...     ContextPolicy(mode="reduce"),
-            ...     [Fragment("history", messages=[{"role": "user", "content": "Hi"}])],
+            ...     [MessagesFragment("history", messages=[{"role": "user", "content": "Hi"}])],
             ...     model=ModelSpec(
             ...         name="gpt-5", api="openai-chat", effort="low", window=128_000
             ...     ),
@@ -292,8 +294,8 @@ def prepare_step(
     Examples:
         >>> from contextwise import prepare_step
         >>> from contextwise import (
-        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec,
+        ...     ChoiceQuestion, ContextPolicy, Decision, MessagesFragment,
+        ...     ModelRouter, ModelRouting, ModelSpec,
         ... )
         >>> class Router:
         ...     name = "router"
@@ -318,7 +320,7 @@ def prepare_step(
         >>> history = [{"role": "user", "content": "Fix the bug."}]
         >>> prepared = prepare_step(
         ...     ContextPolicy(mode="reduce"),
-        ...     [Fragment("history", messages=history)],
+        ...     [MessagesFragment("history", messages=history)],
         ...     router=ModelRouter(routing),
         ...     step=1,
         ...     output=1_000,
@@ -391,8 +393,8 @@ async def aprepare_step(
         >>> from contextwise import aprepare_step
         >>> import asyncio
         >>> from contextwise import (
-        ...     ChoiceQuestion, ContextPolicy, Decision, Fragment, ModelRouter, ModelRouting,
-        ...     ModelSpec,
+        ...     ChoiceQuestion, ContextPolicy, Decision, MessagesFragment,
+        ...     ModelRouter, ModelRouting, ModelSpec,
         ... )
         >>> class Router:
         ...     name = "router"
@@ -416,16 +418,14 @@ async def aprepare_step(
         ... )
         >>> prepared = asyncio.run(aprepare_step(
         ...     ContextPolicy(mode="reduce"),
-        ...     [Fragment("history", messages=[{"role": "user", "content": "Fix the bug."}])],
+        ...     [MessagesFragment("history", [{"role": "user", "content": "Fix the bug."}])],
         ...     router=ModelRouter(routing),
         ...     step=1,
         ... ))
         >>> prepared.model.name, prepared.route.reason
         ('small', 'confidence')
     """
-    return await run_async(
-        _core(*_step_arguments(policy, fragments, step, options, asynchronous=True))
-    )
+    return await run_async(_core(*_step_arguments(policy, fragments, step, options)))
 
 
 def _step_arguments(
@@ -433,8 +433,6 @@ def _step_arguments(
     fragments: Sequence[Fragment | Mapping[str, Any]],
     step: int,
     options: Mapping[str, Any],
-    *,
-    asynchronous: bool = False,
 ) -> tuple[PolicyRunner, Sequence[Fragment | Mapping[str, Any]], _StepSetup]:
     """What :func:`_core` takes, from the arguments of either face: the step's own options are
     taken out, and the others bind the runner."""
@@ -459,7 +457,6 @@ def _step_arguments(
             own.get("reasoning", 0),
             active_effort=own.get("active_effort"),
             pinned=tuple(own.get("pinned", ())),
-            asynchronous=asynchronous,
         ),
     )
 
@@ -481,7 +478,6 @@ class _StepSetup:
     output: int
     reasoning: int
     active_effort: EffortLevel | None = None
-    asynchronous: bool = False
     pinned: Sequence[str | Mapping[str, Any]] = ()
 
     def budget(self, spec: ModelSpec, effort: EffortLevel | None) -> ContextBudget:
@@ -490,11 +486,9 @@ class _StepSetup:
         return model_budget(spec, window=self.window, output=self.output, reasoning=reasoning)
 
     def route(self, context: RoutingContext) -> Effects[RouteOutcome]:
-        """Route the step: the router's ``aroute`` under the async driver, ``route`` otherwise."""
+        """Route the step: the router's ``route``, or its ``aroute`` under the async driver."""
         router = self.router
-        outcome: RouteOutcome = yield from call(
-            router.aroute if self.asynchronous else router.route, context
-        )
+        outcome: RouteOutcome = yield from call_faces(router.route, router.aroute, context)
         return outcome
 
 
@@ -580,7 +574,7 @@ def _capped(budget: ContextBudget, cap: ContextBudget | None) -> ContextBudget:
 def _messages(fragments: Sequence[Fragment]) -> list[ChatMessage]:
     messages: list[ChatMessage] = []
     for fragment in fragments:
-        if fragment.messages is not None:
+        if isinstance(fragment, MessagesFragment):
             messages.extend(fragment.messages)
     return messages
 
@@ -597,9 +591,9 @@ def _segments(
     if pinned:
         segments.append(BudgetSegment(_PINNED_SEGMENT, pinned))
     for fragment in fragments:
-        if fragment.text is not None:
+        if isinstance(fragment, TextFragment):
             tokens = measure.text_tokens(fragment.text)
         else:
-            tokens = sum(measure.one_message_tokens(message) for message in fragment.messages or ())
+            tokens = sum(measure.one_message_tokens(message) for message in fragment.messages)
         segments.append(BudgetSegment(fragment.id, tokens))
     return segments

@@ -33,7 +33,7 @@ from contextwise import (
     ContextResult,
     ConversationReport,
     ConversationStatus,
-    Fragment,
+    MessagesFragment,
     PolicyRunner,
     RunnerOptions,
 )
@@ -252,7 +252,7 @@ class Conversation:
             )
         # A reduce policy without limits is accepted here: it acts on a provider's overflow.
         self.runner = as_runner(policy, options, defaults=INTEGRATION_DEFAULTS, can_idle=True)
-        check_fragments(self.runner.policy, [Fragment(fragment_id, messages=[])])
+        check_fragments(self.runner.policy, [MessagesFragment(fragment_id, messages=[])])
         self.fragment_id = fragment_id
         self.on_result = on_result
         self.store = store
@@ -477,7 +477,7 @@ class Conversation:
             held_back |= self._delegated
         return runner_core(
             plan.runner or self.runner,
-            [Fragment(self.fragment_id, messages=plan.candidate)],
+            [MessagesFragment(self.fragment_id, messages=plan.candidate)],
             pinned=plan.pinned,
             offset_tokens=plan.offset_tokens,
             held_back=held_back,
@@ -507,7 +507,8 @@ class Conversation:
         """What to remember after a call (``None`` without a key or after a fallback)."""
         if plan.key is None or plan.status == "fallback":
             return None
-        sent = result.fragment(self.fragment_id).messages or ()
+        fragment = result.fragment(self.fragment_id)
+        sent = fragment.messages if isinstance(fragment, MessagesFragment) else ()
         where = dict(zip(map(id, plan.candidate), plan.sources, strict=True))
         previous_made = plan.previous.made if plan.previous is not None else {}
         refs: list[int | str] = []
@@ -605,7 +606,9 @@ class Conversation:
             self._memory_bytes -= old.size
 
     def _messages(self, result: ContextResult) -> list[MessageT]:
-        return cast(list[MessageT], list(result.fragment(self.fragment_id).messages or ()))
+        fragment = result.fragment(self.fragment_id)
+        messages = fragment.messages if isinstance(fragment, MessagesFragment) else ()
+        return cast(list[MessageT], list(messages))
 
 
 def _kept(plan: _Plan, remembered: Remembered | None, error_code: str | None) -> int | None:

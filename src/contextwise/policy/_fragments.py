@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 from contextwise._translation import short_repr
 from contextwise.errors import InvalidTypeError, InvalidValueError, PolicyConfigurationError
@@ -28,156 +28,77 @@ DEFAULT_FRAGMENT_ROLE: FragmentRole = "user"
 some (Anthropic, Gemini) take system text apart from the messages."""
 
 
-class _FragmentType(type):
-    """Builds fragments: ``Fragment(...)`` picks the type from its arguments, and every fragment
-    is checked, with its messages held in a tuple, before its fields are set."""
-
-    def __call__(cls, id: str, *args: Any, **kwargs: Any) -> Any:
-        if args:
-            # A text or messages fragment also takes its fields by position, as a dataclass does.
-            names = {TextFragment: ("text", "role"), MessagesFragment: ("messages",)}.get(cls, ())
-            if len(args) > len(names) or any(name in kwargs for name in names[: len(args)]):
-                raise TypeError(f"{cls.__name__}() takes the id and its fields in order")
-            kwargs.update(zip(names, args, strict=False))
-        return cls._build(id, **kwargs)
-
-    def _build(
-        cls,
-        id: str,
-        *,
-        text: str | None = None,
-        messages: Sequence[ChatMessage] | None = None,
-        role: FragmentRole | None = None,
-    ) -> Any:
-        if not isinstance(id, str):
-            raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
-        if not id.strip():
-            raise InvalidValueError("blank_fragment_id", value=short_repr(id))
-        wanted = cls
-        if cls is Fragment:
-            wanted = TextFragment if text is not None else MessagesFragment
-        if (text is None) == (messages is None) or (
-            (wanted is TextFragment) != (text is not None)
-        ):
-            raise InvalidValueError("invalid_fragment", fragment_id=id)
-        if wanted is TextFragment:
-            if not isinstance(text, str):
-                raise InvalidTypeError("not_a_string", name="text", type_name=type(text).__name__)
-            if role is not None and role not in FRAGMENT_ROLES:
-                raise InvalidValueError(
-                    "invalid_fragment_role",
-                    fragment_id=id,
-                    value=short_repr(role),
-                    supported=list(FRAGMENT_ROLES),
-                )
-            return type.__call__(wanted, id, text=text, role=role or DEFAULT_FRAGMENT_ROLE)
-        if not isinstance(messages, list | tuple):
-            raise InvalidTypeError(
-                "fragment_messages_not_a_list", fragment_id=id, type_name=type(messages).__name__
-            )
-        if role is not None:
-            raise InvalidValueError(
-                "invalid_fragment_role",
-                fragment_id=id,
-                value=short_repr(role),
-                supported=list(FRAGMENT_ROLES),
-            )
-        return type.__call__(wanted, id, messages=tuple(messages))
+def _check_id(id: object) -> str:
+    """Return a fragment id, refusing one that is not a string or is blank with a coded error."""
+    if not isinstance(id, str):
+        raise InvalidTypeError("not_a_string", name="id", type_name=type(id).__name__)
+    if not id.strip():
+        raise InvalidValueError("blank_fragment_id", value=short_repr(id))
+    return id
 
 
-class Fragment(metaclass=_FragmentType):
-    """A named piece of the context: a list of chat messages, or a text.
+def _bad_role(fragment_id: str, role: object) -> InvalidValueError:
+    """The error for a role that a fragment does not take."""
+    return InvalidValueError(
+        "invalid_fragment_role",
+        fragment_id=fragment_id,
+        value=short_repr(role),
+        supported=list(FRAGMENT_ROLES),
+    )
 
-    ``Fragment(id, text=...)`` builds a :class:`TextFragment` and ``Fragment(id, messages=...)``
-    a :class:`MessagesFragment`; both are fragments (``isinstance(fragment, Fragment)``), and a
-    step or an application tells them apart by their type. A fragment holds exactly one of the
-    two. The messages are kept in a tuple, so the list given is never changed; the message
-    objects themselves are shared, not copied, and contextwise never mutates them. The attributes
-    are read-only, and two fragments are equal when they are of the same type and their ids,
-    contents and roles are equal.
 
-    A text fragment says where it goes among the messages to send
-    (:attr:`~contextwise.PreparedStep.messages`): ``role="system"`` makes it a system message,
-    ``role="user"`` (the default) a user message, at the fragment's place in the fragment order.
+@dataclass(frozen=True, slots=True)
+class TextFragment:
+    """A fragment that holds a text: a document, a memory or a tool output.
 
-    Args:
-        id: The fragment's id, which steps name in their ``fragment_id``.
-        text: The fragment's text, for a document, a memory or a tool output.
-        messages: The fragment's chat messages, in the OpenAI or the Anthropic shape.
-        role: For a text fragment, the role of the message it becomes: ``"system"`` or
-            ``"user"``; ``"user"`` when omitted. A message fragment takes no role.
+    It goes among the messages to send (:attr:`~contextwise.PreparedStep.messages`) as a message
+    of its :attr:`role`, at the fragment's place in the fragment order: ``role="system"`` makes
+    it a system message, ``role="user"`` (the default) a user message. The fields are read-only,
+    and two text fragments are equal when their ids, texts and roles are equal.
 
     Raises:
-        InvalidValueError: When the id is blank (code ``blank_fragment_id``), the fragment has
-            both or neither of ``text`` and ``messages`` (code ``invalid_fragment``), or the role
-            is not a role of a text fragment (code ``invalid_fragment_role``).
-        InvalidTypeError: When the id or the text is not a string, or the messages are not a list
-            or a tuple.
+        InvalidValueError: When the id is blank (code ``blank_fragment_id``), the text is
+            ``None`` (code ``invalid_fragment``), or the role is not ``"system"`` or ``"user"``
+            (code ``invalid_fragment_role``).
+        InvalidTypeError: When the id or the text is not a string (code ``not_a_string``).
 
     Examples:
-        >>> from contextwise import Fragment
-        >>> history = Fragment("history", messages=[{"role": "user", "content": "Hi"}])
-        >>> type(history).__name__, history.field, history.chars
-        ('MessagesFragment', 'messages', 2)
-        >>> Fragment(id="notes", text="Remember the milk.").chars
-        18
-        >>> Fragment("rules", text="Answer in French.", role="system").role
+        >>> from contextwise import TextFragment
+        >>> notes = TextFragment("notes", "Remember the milk.")
+        >>> notes, notes.chars
+        (TextFragment(id='notes', text='Remember the milk.', role='user'), 18)
+        >>> TextFragment("rules", text="Answer in French.", role="system").role
         'system'
     """
 
-    __slots__ = ()
-
-    def __init__(
-        self,
-        id: str,
-        *,
-        text: str | None = None,
-        messages: Sequence[ChatMessage] | None = None,
-        role: FragmentRole | None = None,
-    ) -> None:  # never runs: the type of Fragment builds a TextFragment or a MessagesFragment
-        pass
-
     id: str
-    """The fragment's id, unique among the fragments of one run."""
+    """The fragment's id, which steps name in their ``fragment_id``; unique among the fragments
+    of one run."""
 
-    text: str | None
-    """The fragment's text, or ``None`` when it holds messages."""
+    text: str
+    """The fragment's text."""
 
-    messages: tuple[ChatMessage, ...] | None
-    """The fragment's messages, or ``None`` when it holds a text."""
+    role: FragmentRole = DEFAULT_FRAGMENT_ROLE
+    """The role of the message it becomes: ``"system"`` or ``"user"``."""
 
-    role: FragmentRole | None
-    """The role of the message a text fragment becomes, or ``None`` for messages."""
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        if self.text is None:
+            raise InvalidValueError("invalid_fragment", fragment_id=self.id)
+        if not isinstance(self.text, str):
+            raise InvalidTypeError("not_a_string", name="text", type_name=type(self.text).__name__)
+        if self.role not in FRAGMENT_ROLES:
+            raise _bad_role(self.id, self.role)
 
     @property
-    def field(self) -> FragmentField:
-        """``messages`` or ``text``: the field the fragment holds."""
-        return "text" if isinstance(self, TextFragment) else "messages"
+    def field(self) -> Literal["text"]:
+        """``"text"``: the field the fragment holds."""
+        return "text"
 
     @property
     def chars(self) -> int:
-        """The fragment's size in characters: its text's length, or the sum of its messages'."""
-        if isinstance(self, TextFragment):
-            return len(self.text)
-        return messages_chars(self.messages or ())
-
-    def with_messages(self, messages: Sequence[ChatMessage]) -> MessagesFragment:
-        """Return a fragment with the same id and other messages.
-
-        Args:
-            messages: The new messages.
-
-        Returns:
-            The new fragment.
-
-        Examples:
-            >>> from contextwise import Fragment
-            >>> Fragment("h", messages=[]).with_messages([{"role": "user", "content": "x"}]).chars
-            1
-        """
-        fragment = Fragment(self.id, messages=messages)
-        assert isinstance(fragment, MessagesFragment)
-        return fragment
+        """The fragment's size in characters: its text's length."""
+        return len(self.text)
 
     def with_text(self, text: str) -> TextFragment:
         """Return a fragment with the same id and role and another text.
@@ -189,73 +110,109 @@ class Fragment(metaclass=_FragmentType):
             The new fragment.
 
         Examples:
-            >>> from contextwise import Fragment
-            >>> Fragment("doc", text="long text").with_text("short").text
+            >>> from contextwise import TextFragment
+            >>> TextFragment("doc", "long text").with_text("short").text
             'short'
         """
-        fragment = Fragment(self.id, text=text, role=self.role)
-        assert isinstance(fragment, TextFragment)
-        return fragment
+        return TextFragment(self.id, text, self.role)
 
 
 @dataclass(frozen=True, slots=True)
-class TextFragment(Fragment):
-    """A fragment that holds a text: a document, a memory or a tool output.
-
-    ``Fragment(id, text=...)`` builds one; ``TextFragment(id, text=..., role=...)`` is the same.
-    It goes among the messages to send as a message of its :attr:`role`.
-
-    Examples:
-        >>> from contextwise import Fragment, TextFragment
-        >>> notes = Fragment("notes", text="Remember the milk.")
-        >>> isinstance(notes, TextFragment), notes
-        (True, TextFragment(id='notes', text='Remember the milk.', role='user'))
-    """
-
-    id: str
-    """The fragment's id, unique among the fragments of one run."""
-
-    text: str
-    """The fragment's text."""
-
-    role: FragmentRole = DEFAULT_FRAGMENT_ROLE
-    """The role of the message it becomes: ``"system"`` or ``"user"``."""
-
-    @property
-    def messages(self) -> None:  # type: ignore[override]
-        """``None``: a text fragment holds no messages."""
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class MessagesFragment(Fragment):
+class MessagesFragment:
     """A fragment that holds chat messages, in any shape contextwise reads.
 
-    ``Fragment(id, messages=...)`` builds one; ``MessagesFragment(id, messages=...)`` is the
-    same. The messages are held in a tuple.
+    The messages are kept in a tuple, so the list given is never changed; the message objects
+    themselves are shared, not copied, and contextwise never mutates them. The fields are
+    read-only, and two messages fragments are equal when their ids and messages are equal.
+
+    Raises:
+        InvalidValueError: When the id is blank (code ``blank_fragment_id``) or the messages are
+            ``None`` (code ``invalid_fragment``).
+        InvalidTypeError: When the id is not a string (code ``not_a_string``), or the messages
+            are not a list or a tuple (code ``fragment_messages_not_a_list``).
 
     Examples:
-        >>> from contextwise import Fragment, MessagesFragment
-        >>> history = Fragment("history", messages=[{"role": "user", "content": "Hi"}])
-        >>> isinstance(history, MessagesFragment), history.messages
-        (True, ({'role': 'user', 'content': 'Hi'},))
+        >>> from contextwise import MessagesFragment
+        >>> history = MessagesFragment("history", [{"role": "user", "content": "Hi"}])
+        >>> history.messages, history.chars
+        (({'role': 'user', 'content': 'Hi'},), 2)
     """
 
     id: str
-    """The fragment's id, unique among the fragments of one run."""
+    """The fragment's id, which steps name in their ``fragment_id``; unique among the fragments
+    of one run."""
 
-    messages: tuple[ChatMessage, ...]
-    """The fragment's messages, in order."""
+    messages: Sequence[ChatMessage]
+    """The fragment's chat messages, in order, in the OpenAI or the Anthropic shape; a list given
+    is kept as a tuple."""
+
+    def __post_init__(self) -> None:
+        _check_id(self.id)
+        if self.messages is None:
+            raise InvalidValueError("invalid_fragment", fragment_id=self.id)
+        if not isinstance(self.messages, list | tuple):
+            raise InvalidTypeError(
+                "fragment_messages_not_a_list",
+                fragment_id=self.id,
+                type_name=type(self.messages).__name__,
+            )
+        if isinstance(self.messages, list):
+            # The one write of a frozen dataclass: the list given is kept as a tuple.
+            object.__setattr__(self, "messages", tuple(self.messages))
 
     @property
-    def text(self) -> None:  # type: ignore[override]
-        """``None``: a messages fragment holds no text."""
-        return None
+    def field(self) -> Literal["messages"]:
+        """``"messages"``: the field the fragment holds."""
+        return "messages"
 
     @property
-    def role(self) -> None:  # type: ignore[override]
-        """``None``: a messages fragment becomes no message of its own."""
-        return None
+    def chars(self) -> int:
+        """The fragment's size in characters: the sum of its messages' sizes."""
+        return messages_chars(self.messages)
+
+    def with_messages(self, messages: Sequence[ChatMessage]) -> MessagesFragment:
+        """Return a fragment with the same id and other messages.
+
+        Args:
+            messages: The new messages.
+
+        Returns:
+            The new fragment.
+
+        Examples:
+            >>> from contextwise import MessagesFragment
+            >>> MessagesFragment("h", []).with_messages([{"role": "user", "content": "x"}]).chars
+            1
+        """
+        return MessagesFragment(self.id, messages)
+
+
+Fragment: TypeAlias = TextFragment | MessagesFragment
+"""A named piece of the context: a :class:`TextFragment` or a :class:`MessagesFragment`.
+
+A policy fits fragments; each step names the fragment it changes by its id. Build a fragment
+with ``TextFragment(id, text)`` or ``MessagesFragment(id, messages)``; ``isinstance(fragment,
+Fragment)`` holds for both, and code that reads one tells the two apart by their type
+(``match fragment: case TextFragment(text=text): ...``). Where fragments are given as a list, a
+mapping with the keys ``id`` and ``text`` (and an optional ``role``) or ``id`` and ``messages``
+is also accepted."""
+
+
+def fragment_of(entry: Mapping[str, object]) -> Fragment:
+    """Build a fragment from a mapping with the keys ``id`` and ``text`` (and an optional
+    ``role``) or ``id`` and ``messages``: exactly one of ``text`` and ``messages``."""
+    id = _check_id(entry.get("id"))
+    text, messages, role = entry.get("text"), entry.get("messages"), entry.get("role")
+    if (text is None) == (messages is None):
+        raise InvalidValueError("invalid_fragment", fragment_id=id)
+    if messages is None:
+        # The dataclass checks the values' types; cast only tells the type checker so.
+        return TextFragment(
+            id, cast(str, text), cast(FragmentRole, DEFAULT_FRAGMENT_ROLE if role is None else role)
+        )
+    if role is not None:
+        raise _bad_role(id, role)
+    return MessagesFragment(id, cast(Sequence[ChatMessage], messages))
 
 
 def coerce_fragments(fragments: object) -> list[Fragment]:
@@ -286,12 +243,7 @@ def coerce_fragments(fragments: object) -> list[Fragment]:
         elif isinstance(entry, Mapping) and "id" not in entry and _looks_like_message(entry):
             raise InvalidTypeError("messages_not_fragments", index=index)
         elif isinstance(entry, Mapping):
-            fragment = Fragment(
-                entry.get("id"),  # type: ignore[arg-type]
-                text=entry.get("text"),
-                messages=entry.get("messages"),
-                role=entry.get("role"),
-            )
+            fragment = fragment_of(entry)
         else:
             raise InvalidTypeError(
                 "invalid_fragment_type", index=index, type_name=type(entry).__name__
@@ -321,8 +273,8 @@ class ContextResult:
     whole text that was replaced.
 
     Examples:
-        >>> from contextwise import ContextPolicy, Fragment, process_context
-        >>> result = process_context(ContextPolicy(mode="validate"), [Fragment("doc", text="Hi")])
+        >>> from contextwise import ContextPolicy, TextFragment, process_context
+        >>> result = process_context(ContextPolicy(mode="validate"), [TextFragment("doc", "Hi")])
         >>> result.fragment("doc").text, result.removed
         ('Hi', {'doc': []})
     """

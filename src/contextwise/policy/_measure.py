@@ -14,7 +14,7 @@ from contextwise._layout import Profile, message_tokens, profile_messages
 from contextwise.counting import TokenCounter
 from contextwise.counting._api import check_count
 from contextwise.messages import ChatMessage
-from contextwise.policy._fragments import Fragment
+from contextwise.policy._fragments import Fragment, TextFragment
 from contextwise.shapes import PartEstimate
 
 
@@ -88,10 +88,10 @@ def measure_fragment(
 ) -> FragState:
     """Measure a fragment once: each message's characters (and tokens, with a counter), or take
     the sizes it already has."""
-    if fragment.text is not None:
+    if isinstance(fragment, TextFragment):
         tokens = None if measure.counter is None else measure.text_tokens(fragment.text)
         return FragState(fragment, len(fragment.text), tokens, None, None, version)
-    messages = fragment.messages or ()
+    messages = fragment.messages
     if known is not None and known.roles is not None and len(known.roles) == len(messages):
         profile = Profile(list(known.chars), list(known.roles), True)
     else:

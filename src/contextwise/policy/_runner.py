@@ -117,14 +117,14 @@ class PolicyRunner:
             :class:`~contextwise.PartEstimate`, a mapping that is not a mapping).
 
     Examples:
-        >>> from contextwise import ContextPolicy, Fragment
+        >>> from contextwise import ContextPolicy, MessagesFragment
         >>> policy = ContextPolicy(mode="reduce", target_input_chars=20, steps=[
         ...     {"id": "turns", "kind": "trim", "fragment_id": "history"}])
         >>> runner = policy.bind()
         >>> history = [{"role": "user", "content": "What is the capital of France?"},
         ...            {"role": "assistant", "content": "Paris."},
         ...            {"role": "user", "content": "And of Italy?"}]
-        >>> result = runner.process([Fragment("history", messages=history)])
+        >>> result = runner.process([MessagesFragment("history", messages=history)])
         >>> [m["content"] for m in result.fragment("history").messages]
         ['And of Italy?']
     """
@@ -226,9 +226,9 @@ class PolicyRunner:
         an async web handler.
 
         Examples:
-            >>> from contextwise import ContextPolicy, Fragment
+            >>> from contextwise import ContextPolicy, TextFragment
             >>> runner = ContextPolicy(mode="audit", trigger_chars=5).bind()
-            >>> runner.process([Fragment("doc", text="Too long a text.")]).report.before_chars
+            >>> runner.process([TextFragment("doc", text="Too long a text.")]).report.before_chars
             16
         """
         return run_sync(runner_core(self, fragments))
@@ -272,7 +272,7 @@ class PolicyRunner:
 
         Examples:
             >>> import asyncio
-            >>> from contextwise import ContextPolicy, Fragment
+            >>> from contextwise import ContextPolicy, TextFragment
             >>> async def shorten(text: str) -> str:
             ...     return text[:10]
             >>> policy = ContextPolicy(mode="reduce", trigger_chars=20, steps=[
@@ -280,7 +280,7 @@ class PolicyRunner:
             ...      "compressor": "shorten"}])
             >>> runner = policy.bind(compressors={"shorten": shorten})
             >>> result = asyncio.run(runner.aprocess(
-            ...     [Fragment("doc", text="A long document about nothing.")]))
+            ...     [TextFragment("doc", text="A long document about nothing.")]))
             >>> result.fragment("doc").text
             'A long doc'
         """
@@ -386,14 +386,14 @@ def process_context(
     the :class:`PolicyRunner`.
 
     Examples:
-        >>> from contextwise import ContextPolicy, Fragment, process_context
+        >>> from contextwise import ContextPolicy, MessagesFragment, process_context
         >>> history = [{"role": "system", "content": "Be brief."}]
         >>> for n in range(4):
         ...     history += [{"role": "user", "content": f"Question {n}?"},
         ...                 {"role": "assistant", "content": f"Answer {n}."}]
         >>> policy = ContextPolicy(mode="reduce", trigger_chars=60, target_input_chars=50,
         ...     steps=[{"id": "turns", "kind": "trim", "fragment_id": "history", "keep_groups": 1}])
-        >>> result = process_context(policy, [Fragment("history", messages=history)])
+        >>> result = process_context(policy, [MessagesFragment("history", messages=history)])
         >>> [m["content"] for m in result.fragment("history").messages]
         ['Be brief.', 'Question 3?', 'Answer 3.']
         >>> result.report.before_chars, result.report.after_chars, len(result.removed["history"])
@@ -431,14 +431,14 @@ async def aprocess_context(
 
     Examples:
         >>> import asyncio
-        >>> from contextwise import ContextPolicy, Fragment, aprocess_context
+        >>> from contextwise import ContextPolicy, TextFragment, aprocess_context
         >>> async def shorten(text: str) -> str:
         ...     return text[:10]
         >>> policy = ContextPolicy(mode="reduce", trigger_chars=20, steps=[
         ...     {"id": "sum", "kind": "compress", "fragment_id": "doc", "field": "text",
         ...      "compressor": "shorten"}])
         >>> result = asyncio.run(aprocess_context(
-        ...     policy, [Fragment("doc", text="A long document about nothing.")],
+        ...     policy, [TextFragment("doc", text="A long document about nothing.")],
         ...     compressors={"shorten": shorten}))
         >>> result.fragment("doc").text
         'A long doc'

@@ -22,7 +22,7 @@ from contextwise.decision import (
 )
 from contextwise.decision._api import choice_effects
 from contextwise.policy._edits import Remap, Splice, in_input_order
-from contextwise.policy._fragments import RemovedItem
+from contextwise.policy._fragments import MessagesFragment, RemovedItem
 from contextwise.policy._measure import FragState
 from contextwise.policy._model import (
     AppStep,
@@ -166,7 +166,8 @@ class PolicyRun:
         if candidate.state is not None:
             fragment_id = candidate.state.fragment.id
             if candidate.edit is not None and fragment_id not in self._edits:
-                count = len(self.states[fragment_id].fragment.messages or ())
+                fragment = self.states[fragment_id].fragment
+                count = len(fragment.messages) if isinstance(fragment, MessagesFragment) else 0
                 self._edits[fragment_id] = (count, [])
             self.states[fragment_id] = candidate.state
             removed = self.removed[fragment_id]
@@ -318,9 +319,9 @@ def decision_state(runner: PolicyRun, remaining: Sequence[ContextStep]) -> dict[
                 "field": state.fragment.field,
                 "chars": state.chars,
                 "tokens": state.tokens,
-                "messages": None
-                if state.fragment.messages is None
-                else len(state.fragment.messages),
+                "messages": len(state.fragment.messages)
+                if isinstance(state.fragment, MessagesFragment)
+                else None,
             }
             for state in runner.states.values()
         ],

@@ -12,7 +12,7 @@ from contextwise._align import align
 from contextwise._effects import Effects
 from contextwise.messages import ChatMessage, find_orphan_results, tool_call_ids, tool_result_ids
 from contextwise.policy._edits import Remap
-from contextwise.policy._fragments import Fragment, MessagesFragment, TextFragment
+from contextwise.policy._fragments import MessagesFragment, TextFragment
 from contextwise.policy._measure import FragState
 from contextwise.policy._model import AppStep
 from contextwise.policy._step_core import (
@@ -32,7 +32,7 @@ def _app_text(
     old_text = fragment.text
     reply = yield from _call_step(step, context, fragment.with_text(old_text))
     result = reply.value
-    if isinstance(result, Fragment) and result.id == fragment.id and result.field == "text":
+    if isinstance(result, TextFragment) and result.id == fragment.id:
         new_text = result.text
     elif isinstance(result, str):
         new_text = result
@@ -62,11 +62,11 @@ def _app_messages(
     step: AppStep, state: FragState, fragment: MessagesFragment, context: StepContext
 ) -> Effects[Candidate]:
     old_messages = fragment.messages
-    given = Fragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
+    given = MessagesFragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
     reply = yield from _call_step(step, context, given)
     result = reply.value
-    if isinstance(result, Fragment) and result.id == fragment.id and result.field == "messages":
-        new_messages = tuple(result.messages or ())
+    if isinstance(result, MessagesFragment) and result.id == fragment.id:
+        new_messages = tuple(result.messages)
     elif isinstance(result, list | tuple):
         new_messages = tuple(result)
     else:
@@ -97,7 +97,7 @@ def _app_messages(
         step,
         "app",
         state,
-        Fragment(fragment.id, messages=new_messages),
+        MessagesFragment(fragment.id, messages=new_messages),
         chars,
         tokens,
         profile=new_profile,

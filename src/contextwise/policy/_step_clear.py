@@ -8,7 +8,7 @@ from contextwise._layout import Profile, read_all
 from contextwise.messages import ChatMessage
 from contextwise.policy._clearing import Rewrite, plan_clear, plan_clip
 from contextwise.policy._edits import Remap
-from contextwise.policy._fragments import Fragment
+from contextwise.policy._fragments import MessagesFragment
 from contextwise.policy._measure import FragState, Measure
 from contextwise.policy._model import ClearStep, ClipStep
 from contextwise.policy._step_core import Candidate, _changed
@@ -88,7 +88,7 @@ def _rewritten(
         step,
         step.kind,
         state,
-        Fragment(state.fragment.id, messages=rewrite.messages),
+        MessagesFragment(state.fragment.id, messages=rewrite.messages),
         chars,
         new_tokens,
         profile=profile,

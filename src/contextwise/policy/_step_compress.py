@@ -18,7 +18,7 @@ from contextwise.messages import (
     tool_result_ids,
 )
 from contextwise.policy._edits import Splice
-from contextwise.policy._fragments import Fragment
+from contextwise.policy._fragments import MessagesFragment, TextFragment
 from contextwise.policy._measure import FragState
 from contextwise.policy._model import CompressStep, layout_grouping
 from contextwise.policy._step_core import (
@@ -36,19 +36,24 @@ from contextwise.shapes import read_message, summary_message
 
 
 def _compress_text(
-    step: CompressStep, state: FragState, text: str, context: StepContext
+    step: CompressStep, state: FragState, fragment: TextFragment, context: StepContext
 ) -> Effects[Candidate]:
-    if not text:
+    if not fragment.text:
         return Candidate(step, None, None)
-    reply = yield from _call_step(step, context, text)
+    reply = yield from _call_step(step, context, fragment.text)
     with _spending(reply.value):
-        return _spent(_text_summary(step, state, context, text, reply.value), reply.value)
+        return _spent(_text_summary(step, state, context, fragment, reply.value), reply.value)
 
 
 def _text_summary(
-    step: CompressStep, state: FragState, context: StepContext, text: str, summary: object
+    step: CompressStep,
+    state: FragState,
+    context: StepContext,
+    fragment: TextFragment,
+    summary: object,
 ) -> Candidate:
     """The candidate of a text compressed to ``summary``, or the failed step."""
+    text = fragment.text
     if isinstance(summary, WithUsage):
         summary = summary.value
     params = _params(step)
@@ -66,7 +71,7 @@ def _text_summary(
         step,
         "compress",
         state,
-        state.fragment.with_text(summary),
+        fragment.with_text(summary),
         len(summary),
         None if measure.counter is None else measure.text_tokens(summary),
         removed_chars=len(text),
@@ -104,7 +109,7 @@ def _compress_messages(
         step,
         "compress",
         state,
-        Fragment(state.fragment.id, messages=tuple(splice(messages, start, stop, stay, [summary]))),
+        MessagesFragment(state.fragment.id, tuple(splice(messages, start, stop, stay, [summary]))),
         state.chars - replaced_chars + summary_chars,
         None if new_token_sizes is None else sum(new_token_sizes),
         profile=new_profile,

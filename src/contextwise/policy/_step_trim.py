@@ -6,7 +6,7 @@ from contextwise._layout import Profile, reach, removable_span, splice
 from contextwise.messages import ChatMessage
 from contextwise.policy._clearing import longest_fit
 from contextwise.policy._edits import Splice
-from contextwise.policy._fragments import Fragment
+from contextwise.policy._fragments import MessagesFragment, TextFragment
 from contextwise.policy._measure import FragState, Measure
 from contextwise.policy._model import TrimStep, layout_grouping
 from contextwise.policy._step_core import Candidate, _changed
@@ -81,7 +81,7 @@ def _trim_messages(
         step,
         "trim",
         state,
-        Fragment(state.fragment.id, messages=new_messages),
+        MessagesFragment(state.fragment.id, messages=new_messages),
         chars,
         tokens,
         profile=new_profile,
@@ -92,7 +92,10 @@ def _trim_messages(
     return Candidate(step, new_state, change, removed, Splice(first, stop, stay))
 
 
-def _trim_text(step: TrimStep, state: FragState, text: str, measure: Measure) -> Candidate:
+def _trim_text(
+    step: TrimStep, state: FragState, fragment: TextFragment, measure: Measure
+) -> Candidate:
+    text = fragment.text
     length = len(text)
     marker = step.marker
     target_chars, target_tokens = step.target_chars, step.target_tokens
@@ -125,7 +128,7 @@ def _trim_text(step: TrimStep, state: FragState, text: str, measure: Measure) ->
         step,
         "trim",
         state,
-        state.fragment.with_text(new_text),
+        fragment.with_text(new_text),
         len(new_text),
         tokens,
         removed_chars=len(span),

@@ -50,14 +50,14 @@ def _apply(step: ContextStep, state: FragState, context: StepContext) -> Effects
     fragment = state.fragment
     if isinstance(fragment, TextFragment):
         if isinstance(step, TrimStep):
-            return _trim_text(step, state, fragment.text, context.measure)
+            return _trim_text(step, state, fragment, context.measure)
         if isinstance(step, CompressStep):
-            return (yield from _compress_text(step, state, fragment.text, context))
+            return (yield from _compress_text(step, state, fragment, context))
         if isinstance(step, AppStep):
             return (yield from _app_text(step, state, fragment, context))
         return Candidate(step, None, None)  # no tool use in a text
     assert isinstance(fragment, MessagesFragment)
-    messages = fragment.messages
+    messages = tuple(fragment.messages)  # a tuple already: no copy
     if isinstance(step, ClearStep | ClipStep):
         return _clear_or_clip(step, state, messages, context.measure)
     if isinstance(step, TrimStep):

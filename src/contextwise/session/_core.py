@@ -32,7 +32,13 @@ from contextwise.errors import (
     InvalidValueError,
     SessionStoreError,
 )
-from contextwise.policy import ContextPolicy, ContextResult, Fragment, PolicyRunner, RunnerOptions
+from contextwise.policy import (
+    ContextPolicy,
+    ContextResult,
+    MessagesFragment,
+    PolicyRunner,
+    RunnerOptions,
+)
 from contextwise.policy._api import (
     KnownSizes,
     Measure,
@@ -169,7 +175,7 @@ class ContextSession:
         if isinstance(self._runner.counter, ModelCounter):
             needs.append(StateStore)
         check_store(store, needs, "invalid_session_store")
-        check_fragments(self._runner.policy, [Fragment(fragment_id, messages=[])])
+        check_fragments(self._runner.policy, [MessagesFragment(fragment_id, messages=[])])
         # What the stores keep as text beside the messages: every store must take it alike.
         for index, step in enumerate(self._runner.policy.steps):
             check_storable(step.id, f"steps[{index}].id")
@@ -280,9 +286,7 @@ class ContextSession:
         """
         return run_sync(self._context(self._store, pinned))
 
-    async def acontext(
-        self, *, pinned: Sequence[str | Mapping[str, Any]] = ()
-    ) -> ContextResult:
+    async def acontext(self, *, pinned: Sequence[str | Mapping[str, Any]] = ()) -> ContextResult:
         """Apply the policy to the session's context and store the reduction.
 
         The policy runs on the context as the last stored reduction left it, plus the messages
@@ -498,9 +502,7 @@ class ContextSession:
             >>> asyncio.run(session.ausage()).by_kind["router"].calls
             1
         """
-        await run_async(
-            self._record_usage(usage, model, kind, step, request, self._store)
-        )
+        await run_async(self._record_usage(usage, model, kind, step, request, self._store))
 
     def usage(self) -> UsageSummary:
         """Return the session's ledger: every call recorded, and the totals.
@@ -683,7 +685,7 @@ class ContextSession:
     ) -> Effects[ContextResult]:
         yield from self._refresh(store)
         cache = self._cache
-        fragment = Fragment(self._fragment_id, messages=cache.messages)
+        fragment = MessagesFragment(self._fragment_id, messages=cache.messages)
         tokens = self._calibrated_tokens(cache)
         known = KnownSizes(chars=cache.chars, tokens=tokens, roles=cache.roles)
         removed_by: dict[int, str] = {}
@@ -695,7 +697,8 @@ class ContextSession:
             change.status == "applied" for change in result.report.changes
         ):
             return result
-        new_messages = result.fragment(self._fragment_id).messages or ()
+        after = result.fragment(self._fragment_id)
+        new_messages = after.messages if isinstance(after, MessagesFragment) else ()
         applied = [change.id for change in result.report.changes if change.status == "applied"]
         plan = plan_change(
             cache,
