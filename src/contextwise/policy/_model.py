@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Unpack
 
@@ -653,10 +653,20 @@ class ContextPolicy(PolicyBase):
             >>> policy.bind(compressors={"summarize": print}).policy is policy
             True
         """
-        # The package's face: the runner builds on this module, not the other way round.
-        from contextwise.policy import PolicyRunner
+        return _RUNNER[0](self, **options)
 
-        return PolicyRunner(self, **options)
+
+_RUNNER: list[Callable[..., PolicyRunner]] = []
+"""The runner's constructor. The runner builds on this module, so this module names it only as a
+type; ``policy/_runner.py`` registers it here when it is imported, and ``contextwise.policy``
+(which any import of this module runs first) imports it: no import goes back up from the value
+to what runs it."""
+
+
+def register_runner(runner: Callable[..., PolicyRunner]) -> None:
+    """Register the constructor that :meth:`ContextPolicy.bind` calls (the runner's module does,
+    once)."""
+    _RUNNER[:] = [runner]
 
 
 def check_policy_rules(policy: ContextPolicy) -> None:

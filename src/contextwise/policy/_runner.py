@@ -23,7 +23,7 @@ from contextwise.errors import InvalidTypeError, PolicyConfigurationError
 from contextwise.policy._engine import AppMutation, Compressor, run_policy
 from contextwise.policy._fragments import ContextResult, Fragment, coerce_fragments
 from contextwise.policy._measure import KnownSizes, Measure
-from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy
+from contextwise.policy._model import ContextPolicy, ModelSelection, coerce_policy, register_runner
 from contextwise.policy._pinned import PinnedPart, measure_pinned
 from contextwise.policy._selection import Limits, effective_limits
 from contextwise.policy._step_core import StepContext
@@ -558,3 +558,6 @@ def _functions(given: object, code: str, key: str) -> dict[str, Any]:
         if not callable(func):
             raise PolicyConfigurationError(code, **{key: name, "type_name": type(func).__name__})
     return dict(given)
+
+
+register_runner(PolicyRunner)
