@@ -120,11 +120,14 @@ def print_graph() -> None:
     part_edges: dict[str, set[str]] = defaultdict(set)
     private: list[str] = []
     shared: dict[str, int] = defaultdict(int)
+    declared: dict[str, int] = defaultdict(int)
     for importer, imported_set in module_edges.items():
         for imported in imported_set:
             if part(importer) != part(imported):
                 part_edges[part(importer)].add(part(imported))
-                if imported.count(".") >= 2 and any(
+                if imported.endswith("._api"):
+                    declared[imported] += 1
+                elif imported.count(".") >= 2 and any(
                     is_private(piece) for piece in imported.split(".")[2:]
                 ):
                     private.append(f"{importer} -> {imported}")
@@ -142,6 +145,10 @@ def print_graph() -> None:
     print(
         "## Root internals imported by the parts: "
         + ", ".join(f"{m} ({n})" for m, n in sorted(shared.items()))
+    )
+    print(
+        "## Declared internal APIs (a subpackage's _api) imported by other parts: "
+        + (", ".join(f"{m} ({n})" for m, n in sorted(declared.items())) or "none")
     )
     print(f"## Imports of another subpackage's private module: {len(private)}")
     for line in sorted(private):
