@@ -72,6 +72,13 @@ def test_bad_prices_and_unknown_models_are_coded_errors() -> None:
     with pytest.raises(InvalidValueError) as caught:
         cost(Usage(input_tokens=1), "no-such-model-anywhere")
     assert caught.value.code == "unknown_model_price"
+    with pytest.raises(InvalidValueError) as caught:
+        cost(Usage(input_tokens=1), "no-such-model-anywhere", provider="openai")
+    # The provider prefixes the name; the Chinese message carries no ASCII parenthesis of its own.
+    assert caught.value.params["model"] == "openai/no-such-model-anywhere"
+    chinese = caught.value.render("zh")
+    assert "“openai/no-such-model-anywhere”的价格" in chinese
+    assert "(" not in chinese.split("ModelSpec")[0]
     with pytest.raises(InvalidTypeError) as caught:
         cost({"input_tokens": 1}, "gpt-5")  # type: ignore[arg-type]
     assert caught.value.code == "not_a_usage"

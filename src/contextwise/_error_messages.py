@@ -116,7 +116,7 @@ INVALID_VALUE_ERROR: Mapping[str, Message] = {
     ),
     "invalid_price": N_("A price must be a finite number of zero or more, got {value}."),
     "unknown_model_price": N_(
-        "genai-prices has no price for the model '{model}'{provider}; give its prices with "
+        "genai-prices has no price for the model '{model}'; give its prices with "
         "ModelSpec(prices=...) or cost(..., prices=...)."
     ),
     "invalid_calibration_state": N_(

@@ -273,9 +273,10 @@ def _table_cost(usage: Usage, name: str, provider: str | None, at: datetime | No
             counted, name, provider_id=provider, genai_request_timestamp=at
         )
     except LookupError as exc:
-        raise InvalidValueError(
-            "unknown_model_price", model=name, provider=f" ({provider})" if provider else ""
-        ) from exc
+        # The provider, when given, prefixes the name as LiteLLM and genai-prices write it
+        # ("provider/model"): a parameter carries no words or punctuation of one language.
+        model = f"{provider}/{name}" if provider else name
+        raise InvalidValueError("unknown_model_price", model=model) from exc
     return Cost(
         Decimal(priced.input_price), Decimal(priced.output_price), "genai-prices", priced.model.id
     )
