@@ -18,19 +18,19 @@ from contextwise.policy._model import AppStep
 from contextwise.policy._step_core import (
     Candidate,
     StepContext,
-    _call_step,
-    _changed,
-    _measure_new,
-    _params,
-    _step_failed,
+    call_step,
+    measure_new,
+    step_failed,
+    step_params,
+    with_change,
 )
 
 
-def _app_text(
+def app_text(
     step: AppStep, state: FragState, fragment: TextFragment, context: StepContext
 ) -> Effects[Candidate]:
     old_text = fragment.text
-    reply = yield from _call_step(step, context, fragment.with_text(old_text))
+    reply = yield from call_step(step, context, fragment.with_text(old_text))
     result = reply.value
     if isinstance(result, TextFragment) and result.id == fragment.id:
         new_text = result.text
@@ -45,7 +45,7 @@ def _app_text(
     tokens = None if measure.counter is None else measure.text_tokens(new_text)
     prefix, suffix = _common_ends(old_text, new_text)
     span = old_text[prefix : len(old_text) - suffix]
-    new_state, change = _changed(
+    new_state, change = with_change(
         step,
         "app",
         state,
@@ -58,12 +58,12 @@ def _app_text(
     return Candidate(step, new_state, change, (old_text,) if span else ())
 
 
-def _app_messages(
+def app_messages(
     step: AppStep, state: FragState, fragment: MessagesFragment, context: StepContext
 ) -> Effects[Candidate]:
     old_messages = fragment.messages
     given = MessagesFragment(fragment.id, messages=copy.deepcopy(list(old_messages)))
-    reply = yield from _call_step(step, context, given)
+    reply = yield from call_step(step, context, given)
     result = reply.value
     if isinstance(result, MessagesFragment) and result.id == fragment.id:
         new_messages = tuple(result.messages)
@@ -74,11 +74,11 @@ def _app_messages(
     if new_messages == tuple(old_messages):
         return Candidate(step, None, None)
     measure = context.measure
-    new_profile, new_token_sizes = _measure_new(
+    new_profile, new_token_sizes = measure_new(
         step, lambda: (measure.profile(new_messages), measure.tokens_per_message(new_messages))
     )
     if _breaks_pairing(old_messages, new_messages):
-        _step_failed("app_broke_tool_pairing", **_params(step))
+        step_failed("app_broke_tool_pairing", **step_params(step))
     chars = sum(new_profile.sizes)
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
     # An exact ledger: the messages removed are those outside a longest common subsequence of the
@@ -93,7 +93,7 @@ def _app_messages(
     )
     removed = tuple(old_messages[index] for index in removed_indices)
     removed_chars = sum(state.sizes[index] for index in removed_indices)
-    new_state, change = _changed(
+    new_state, change = with_change(
         step,
         "app",
         state,
@@ -112,12 +112,12 @@ def _app_messages(
 
 def _app_invalid_result(step: AppStep, state: FragState, result: object) -> NoReturn:
     fragment = state.fragment
-    _step_failed(
+    step_failed(
         "app_invalid_result",
         type_name=type(result).__name__,
         fragment_id=fragment.id,
         field=fragment.field,
-        **_params(step),
+        **step_params(step),
     )
 
 

@@ -11,11 +11,11 @@ from contextwise.policy._edits import Remap
 from contextwise.policy._fragments import MessagesFragment
 from contextwise.policy._measure import FragState, Measure
 from contextwise.policy._model import ClearStep, ClipStep
-from contextwise.policy._step_core import Candidate, _changed
+from contextwise.policy._step_core import Candidate, with_change
 from contextwise.shapes import MessageFacts
 
 
-def _clear_or_clip(
+def clear_or_clip(
     step: ClearStep | ClipStep,
     state: FragState,
     messages: tuple[ChatMessage, ...],
@@ -84,7 +84,7 @@ def _rewritten(
     if isinstance(step, ClearStep) and not _worth_it(step, state, chars, new_tokens):
         return Candidate(step, None, None)
     profile = Profile(sizes, roles, False, facts=new_facts)
-    new_state, change = _changed(
+    new_state, change = with_change(
         step,
         step.kind,
         state,

@@ -24,25 +24,25 @@ from contextwise.policy._model import CompressStep, layout_grouping
 from contextwise.policy._step_core import (
     Candidate,
     StepContext,
-    _call_step,
-    _changed,
-    _measure_new,
-    _params,
-    _spending,
-    _spent,
-    _step_failed,
+    call_step,
+    measure_new,
+    spending,
+    step_failed,
+    step_params,
+    with_change,
+    with_spent,
 )
 from contextwise.shapes import read_message, summary_message
 
 
-def _compress_text(
+def compress_text(
     step: CompressStep, state: FragState, fragment: TextFragment, context: StepContext
 ) -> Effects[Candidate]:
     if not fragment.text:
         return Candidate(step, None, None)
-    reply = yield from _call_step(step, context, fragment.text)
-    with _spending(reply.value):
-        return _spent(_text_summary(step, state, context, fragment, reply.value), reply.value)
+    reply = yield from call_step(step, context, fragment.text)
+    with spending(reply.value):
+        return with_spent(_text_summary(step, state, context, fragment, reply.value), reply.value)
 
 
 def _text_summary(
@@ -56,18 +56,18 @@ def _text_summary(
     text = fragment.text
     if isinstance(summary, WithUsage):
         summary = summary.value
-    params = _params(step)
+    params = step_params(step)
     if not isinstance(summary, str):
-        _step_failed("compressor_invalid_result", type_name=type(summary).__name__, **params)
+        step_failed("compressor_invalid_result", type_name=type(summary).__name__, **params)
     if len(summary) >= len(text):
-        _step_failed(
+        step_failed(
             "compressor_not_smaller",
             result_chars=len(summary),
             replaced_chars=len(text),
             **params,
         )
     measure = context.measure
-    new_state, change = _changed(
+    new_state, change = with_change(
         step,
         "compress",
         state,
@@ -80,7 +80,7 @@ def _text_summary(
     return Candidate(step, new_state, change, (text,))
 
 
-def _compress_messages(
+def compress_messages(
     step: CompressStep, state: FragState, messages: tuple[ChatMessage, ...], context: StepContext
 ) -> Effects[Candidate]:
     profile = state.profile
@@ -95,9 +95,9 @@ def _compress_messages(
     gone = [index for index in range(start, stop) if index not in kept]
     replaced = [messages[index] for index in gone]
     replaced_chars = sum(profile.sizes[index] for index in gone)
-    reply = yield from _call_step(step, context, copy.deepcopy(replaced))
+    reply = yield from call_step(step, context, copy.deepcopy(replaced))
     result = reply.value.value if isinstance(reply.value, WithUsage) else reply.value
-    with _spending(reply.value):
+    with spending(reply.value):
         summary, summary_chars, summary_tokens = _checked_summary(
             step, _summary_message(step, result, replaced[0]), replaced_chars, context
         )
@@ -105,7 +105,7 @@ def _compress_messages(
     new_token_sizes: list[int] | None = None
     if state.token_sizes is not None and summary_tokens is not None:
         new_token_sizes = splice(state.token_sizes, start, stop, stay, [summary_tokens])
-    new_state, change = _changed(
+    new_state, change = with_change(
         step,
         "compress",
         state,
@@ -121,7 +121,7 @@ def _compress_messages(
         added_chars=summary_chars,
     )
     candidate = Candidate(step, new_state, change, tuple(replaced), Splice(start, stop, stay, 1))
-    return _spent(candidate, reply.value)
+    return with_spent(candidate, reply.value)
 
 
 def _checked_summary(
@@ -129,11 +129,11 @@ def _checked_summary(
 ) -> tuple[ChatMessage, int, int | None]:
     """The summary a compressor returned, with its characters and tokens; a summary that is not
     usable fails the step."""
-    params = _params(step)
+    params = step_params(step)
     measure = context.measure
     if isinstance(summary, _NotAMessage):
-        _step_failed("compressor_invalid_result", type_name=summary.type_name, **params)
-    summary_chars, summary_tokens = _measure_new(
+        step_failed("compressor_invalid_result", type_name=summary.type_name, **params)
+    summary_chars, summary_tokens = measure_new(
         step,
         lambda: (
             message_chars(summary, part_estimate=measure.part_estimate),
@@ -141,11 +141,11 @@ def _checked_summary(
         ),
     )
     if tool_call_ids(summary) or tool_result_ids(summary):
-        _step_failed("compressor_summary_has_tools", **params)
+        step_failed("compressor_summary_has_tools", **params)
     if not message_text(summary).strip():
-        _step_failed("compressor_empty_summary", **params)
+        step_failed("compressor_empty_summary", **params)
     if summary_chars >= replaced_chars:
-        _step_failed(
+        step_failed(
             "compressor_not_smaller",
             result_chars=summary_chars,
             replaced_chars=replaced_chars,

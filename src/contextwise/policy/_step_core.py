@@ -55,7 +55,7 @@ def _new_version(state: FragState) -> int:
     return state.version + 1
 
 
-def _changed(
+def with_change(
     step: ContextStep,
     kind: StepKind,
     state: FragState,
@@ -87,7 +87,7 @@ def _changed(
     return new_state, change
 
 
-def _failed(step: ContextStep, state: FragState, error: ContextwiseError) -> Candidate:
+def failed_candidate(step: ContextStep, state: FragState, error: ContextwiseError) -> Candidate:
     change = ContextChange(
         id=step.id,
         kind=step.kind,
@@ -102,7 +102,7 @@ def _failed(step: ContextStep, state: FragState, error: ContextwiseError) -> Can
     return Candidate(step, None, change)
 
 
-class _StepFailed(Exception):
+class StepFailed(Exception):
     """A compressor or an app failed: the step's error, and what the call spent (its result)."""
 
     def __init__(self, error: PolicyStepError, spent: object = None) -> None:
@@ -111,9 +111,9 @@ class _StepFailed(Exception):
         self.spent = spent
 
 
-def _step_failed(code: str, **params: Any) -> NoReturn:
+def step_failed(code: str, **params: Any) -> NoReturn:
     """Fail the step with the :class:`PolicyStepError` ``code``."""
-    raise _StepFailed(PolicyStepError(code, **params))
+    raise StepFailed(PolicyStepError(code, **params))
 
 
 def _reply_error(
@@ -125,7 +125,7 @@ def _reply_error(
     error = reply.failure()
     if error is not None:
         return PolicyStepError(
-            f"{prefix}_failed",
+            f"{prefix}failed_candidate",
             error_type=type(error).__name__,
             detail=short_text(error) or None,
             **params,
@@ -133,32 +133,30 @@ def _reply_error(
     return None
 
 
-def _call_step(
-    step: CompressStep | AppStep, context: StepContext, argument: Any
-) -> Effects[Reply]:
+def call_step(step: CompressStep | AppStep, context: StepContext, argument: Any) -> Effects[Reply]:
     """Call a step's compressor or app; a failed call fails the step."""
     if isinstance(step, CompressStep):
         func = context.compressors[step.compressor]
-        prefix, params = "compressor", _params(step)
+        prefix, params = "compressor", step_params(step)
     else:
         func = context.apps[step.app]
-        prefix, params = "app", _params(step)
+        prefix, params = "app", step_params(step)
     timeout = step.timeout if step.timeout is not None else context.default_timeout
     reply = yield Invoke(func, (argument,), timeout=timeout, blocking=not is_async_callable(func))
     failure = _reply_error(reply, prefix, params, timeout)
     if failure is not None:
-        raise _StepFailed(failure)
+        raise StepFailed(failure)
     return reply
 
 
-def _params(step: CompressStep | AppStep) -> dict[str, Any]:
+def step_params(step: CompressStep | AppStep) -> dict[str, Any]:
     """The parameters that name a step in its errors."""
     if isinstance(step, CompressStep):
         return {"compressor": step.compressor, "step_id": step.id}
     return {"app": step.app, "step_id": step.id}
 
 
-def _measure_new(step: CompressStep | AppStep, measure: Callable[[], T]) -> T:
+def measure_new(step: CompressStep | AppStep, measure: Callable[[], T]) -> T:
     """Measure what a compressor or an app returned; an unreadable message fails the step.
 
     A counter that returns a bad count is a configuration error, not a failed step: it raises.
@@ -169,20 +167,20 @@ def _measure_new(step: CompressStep | AppStep, measure: Callable[[], T]) -> T:
         if isinstance(exc, InvalidValueError) and exc.code == "invalid_counter_result":
             raise
         kind = "compressor" if isinstance(step, CompressStep) else "app"
-        _step_failed(f"{kind}_invalid_message", detail=short_text(exc), **_params(step))
+        step_failed(f"{kind}_invalid_message", detail=short_text(exc), **step_params(step))
 
 
 @contextmanager
-def _spending(result: object) -> Iterator[None]:
+def spending(result: object) -> Iterator[None]:
     """Record what a compressor or an app spent (its result) on a failure raised in the block."""
     try:
         yield
-    except _StepFailed as failed:
+    except StepFailed as failed:
         failed.spent = result
         raise
 
 
-def _spent(candidate: Candidate, result: object) -> Candidate:
+def with_spent(candidate: Candidate, result: object) -> Candidate:
     """The candidate, with what the compressor spent recorded on its change."""
     if not isinstance(result, WithUsage) or candidate.change is None:
         return candidate

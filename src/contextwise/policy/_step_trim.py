@@ -9,7 +9,7 @@ from contextwise.policy._edits import Splice
 from contextwise.policy._fragments import MessagesFragment, TextFragment
 from contextwise.policy._measure import FragState, Measure
 from contextwise.policy._model import TrimStep, layout_grouping
-from contextwise.policy._step_core import Candidate, _changed
+from contextwise.policy._step_core import Candidate, with_change
 
 
 def _remove_region(
@@ -39,9 +39,7 @@ def _remove_region(
     )
 
 
-def _trim_messages(
-    step: TrimStep, state: FragState, messages: tuple[ChatMessage, ...]
-) -> Candidate:
+def trim_messages(step: TrimStep, state: FragState, messages: tuple[ChatMessage, ...]) -> Candidate:
     profile = state.profile
     assert profile is not None
     target_chars, target_tokens = step.target_chars, step.target_tokens
@@ -77,7 +75,7 @@ def _trim_messages(
     removed_chars = sum(profile.sizes[first:stop]) - sum(profile.sizes[index] for index in stay)
     chars = state.chars - removed_chars
     tokens = None if new_token_sizes is None else sum(new_token_sizes)
-    new_state, change = _changed(
+    new_state, change = with_change(
         step,
         "trim",
         state,
@@ -92,7 +90,7 @@ def _trim_messages(
     return Candidate(step, new_state, change, removed, Splice(first, stop, stay))
 
 
-def _trim_text(
+def trim_text(
     step: TrimStep, state: FragState, fragment: TextFragment, measure: Measure
 ) -> Candidate:
     text = fragment.text
@@ -124,7 +122,7 @@ def _trim_text(
         return Candidate(step, None, None)
     span = text[keep:] if step.keep == "head" else text[: length - keep]
     tokens = None if measure.counter is None else measure.text_tokens(new_text)
-    new_state, change = _changed(
+    new_state, change = with_change(
         step,
         "trim",
         state,

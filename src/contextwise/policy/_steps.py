@@ -24,17 +24,17 @@ from contextwise.policy._model import (
     ContextStep,
     TrimStep,
 )
-from contextwise.policy._step_app import _app_messages, _app_text
-from contextwise.policy._step_clear import _clear_or_clip
-from contextwise.policy._step_compress import _compress_messages, _compress_text
+from contextwise.policy._step_app import app_messages, app_text
+from contextwise.policy._step_clear import clear_or_clip
+from contextwise.policy._step_compress import compress_messages, compress_text
 from contextwise.policy._step_core import (
     Candidate,
     StepContext,
-    _failed,
-    _spent,
-    _StepFailed,
+    StepFailed,
+    failed_candidate,
+    with_spent,
 )
-from contextwise.policy._step_trim import _trim_messages, _trim_text
+from contextwise.policy._step_trim import trim_messages, trim_text
 
 
 def apply_step(step: ContextStep, state: FragState, context: StepContext) -> Effects[Candidate]:
@@ -42,26 +42,26 @@ def apply_step(step: ContextStep, state: FragState, context: StepContext) -> Eff
     gives a failed candidate."""
     try:
         return (yield from _apply(step, state, context))
-    except _StepFailed as failed:
-        return _spent(_failed(step, state, failed.error), failed.spent)
+    except StepFailed as failed:
+        return with_spent(failed_candidate(step, state, failed.error), failed.spent)
 
 
 def _apply(step: ContextStep, state: FragState, context: StepContext) -> Effects[Candidate]:
     fragment = state.fragment
     if isinstance(fragment, TextFragment):
         if isinstance(step, TrimStep):
-            return _trim_text(step, state, fragment, context.measure)
+            return trim_text(step, state, fragment, context.measure)
         if isinstance(step, CompressStep):
-            return (yield from _compress_text(step, state, fragment, context))
+            return (yield from compress_text(step, state, fragment, context))
         if isinstance(step, AppStep):
-            return (yield from _app_text(step, state, fragment, context))
+            return (yield from app_text(step, state, fragment, context))
         return Candidate(step, None, None)  # no tool use in a text
     assert isinstance(fragment, MessagesFragment)
     messages = tuple(fragment.messages)  # a tuple already: no copy
     if isinstance(step, ClearStep | ClipStep):
-        return _clear_or_clip(step, state, messages, context.measure)
+        return clear_or_clip(step, state, messages, context.measure)
     if isinstance(step, TrimStep):
-        return _trim_messages(step, state, messages)
+        return trim_messages(step, state, messages)
     if isinstance(step, CompressStep):
-        return (yield from _compress_messages(step, state, messages, context))
-    return (yield from _app_messages(step, state, fragment, context))
+        return (yield from compress_messages(step, state, messages, context))
+    return (yield from app_messages(step, state, fragment, context))

@@ -132,9 +132,7 @@ def _names(provided: object, argument: str) -> set[str]:
     if isinstance(provided, str):
         return {provided}
     if isinstance(provided, bytes) or not isinstance(provided, Iterable):
-        raise InvalidTypeError(
-            "not_a_collection", name=argument, type_name=type(provided).__name__
-        )
+        raise InvalidTypeError("not_a_collection", name=argument, type_name=type(provided).__name__)
     names: set[str] = set()
     for index, name in enumerate(provided):
         if not isinstance(name, str):
