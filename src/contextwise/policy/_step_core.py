@@ -125,7 +125,7 @@ def _reply_error(
     error = reply.failure()
     if error is not None:
         return PolicyStepError(
-            f"{prefix}failed_candidate",
+            f"{prefix}_failed",
             error_type=type(error).__name__,
             detail=short_text(error) or None,
             **params,
