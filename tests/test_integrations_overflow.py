@@ -649,3 +649,26 @@ def test_pydantic_ai_refused_stream_is_reduced_and_attempted_once_more() -> None
     first, retry = provider.sent
     assert first // 4 > WINDOW >= retry // 4
     assert [r.report.conversation.overflow for r in results] == [False, True]
+
+
+def _cache_markers(body: str) -> int:
+    """How many ``cache_control`` markers an Anthropic request body carries."""
+    return body.count('"cache_control"')
+
+
+def test_pydantic_ai_retry_after_a_refusal_keeps_its_cache_breakpoints() -> None:
+    from pydantic_ai import Agent
+
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    provider = Provider(anthropic_refusal, ANTHROPIC_OK)
+    capability = ContextPolicyCapability(POLICY, cache_breakpoints=True)
+    agent = Agent(pai_anthropic(provider), capabilities=[capability], instructions=SYSTEM)
+    result = agent.run_sync("And the last question?", message_history=pai_history())
+    assert result.output == "ok"
+    first, retry = provider.bodies
+    # The retry is a new prefix (the reduction changed what the previous call sent): it carries
+    # the markers of the instructions and the newest message again, never more than four.
+    assert _cache_markers(first) >= 2
+    assert 2 <= _cache_markers(retry) <= 4
+    assert len(retry) < len(first)
