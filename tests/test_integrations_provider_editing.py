@@ -413,6 +413,65 @@ def test_pydantic_ai_sends_the_compress_steps_as_openai_compaction() -> None:
     assert delegated(results) == ("summary",)
 
 
+def pai_chat(recorder: Recorder) -> Any:
+    import openai
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = openai.AsyncOpenAI(
+        api_key="test", base_url="http://openai.test/v1", max_retries=0,
+        http_client=recorder.async_client(openai),
+    )
+    return OpenAIChatModel("gpt-test", provider=OpenAIProvider(openai_client=client))
+
+
+def test_pydantic_ai_refuses_a_model_that_would_drop_the_editing() -> None:
+    """pydantic-ai ignores another provider's settings: compaction on the Chat Completions
+    model would run the delegated steps nowhere, so the request is refused before it is sent."""
+    from pydantic_ai import Agent
+
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    recorder = Recorder(CHAT_OK)
+    capability = ContextPolicyCapability(
+        COMPRESS_POLICY,
+        provider_editing="openai",
+        counter=EstimateCounter(),
+        compressors={"sum": lambda messages: "summary"},
+    )
+    agent = Agent(pai_chat(recorder), capabilities=[capability])
+    with pytest.raises(PolicyConfigurationError) as raised:
+        agent.run_sync("And now?")
+    assert raised.value.code == "provider_editing_unsupported"
+    assert raised.value.params["expected"] == "OpenAIResponsesModel"
+    assert recorder.bodies == []
+    assert_translated(raised.value)
+
+
+def test_pydantic_ai_refuses_a_routed_model_that_would_drop_the_editing_at_construction() -> None:
+    from contextwise import ModelSpec, RuleRouter
+    from contextwise.integrations.pydantic_ai import ContextPolicyCapability
+
+    router = RuleRouter(
+        [],
+        default="claude",
+        models={"claude": ModelSpec(name="claude-test"), "gpt": ModelSpec(name="gpt-test")},
+    )
+    with pytest.raises(PolicyConfigurationError) as raised:
+        ContextPolicyCapability(
+            CLEAR_POLICY,
+            provider_editing="anthropic",
+            counter=EstimateCounter(),
+            router=router,
+            models={
+                "claude": pai_anthropic(Recorder(ANTHROPIC_OK)),
+                "gpt": pai_chat(Recorder(CHAT_OK)),
+            },
+        )
+    assert raised.value.code == "provider_editing_unsupported"
+    assert raised.value.params["model"] == "OpenAIChatModel"
+
+
 # --- the Agents SDK -----------------------------------------------------------------------------
 
 

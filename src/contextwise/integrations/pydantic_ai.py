@@ -29,7 +29,7 @@ from contextwise.errors import InvalidTypeError
 from contextwise.integrations import IntegrationOptions
 from contextwise.integrations._breakpoints import MAX_BREAKPOINTS, SYSTEM, check_flag, choose
 from contextwise.integrations._conversation import Conversation, conversation_of, fingerprint
-from contextwise.integrations._editing import Editing, ProviderEditing, editing_of
+from contextwise.integrations._editing import Editing, ProviderEditing, editing_of, unsupported
 from contextwise.integrations._overflow import Overflow, attach, read_refusal, too_long
 from contextwise.integrations._routing import (
     ROUTE_KEY,
@@ -191,8 +191,10 @@ class ContextPolicyCapability(AbstractCapability[Any]):
             ``fragment_id``; when an option is unknown (code ``unknown_runner_option``); when
             options come with a runner (code ``runner_with_options``); with ``provider_editing``,
             when the policy has no token limits (codes ``provider_char_limits``,
-            ``provider_trigger_required``) or runs no step of the provider's kind (code
-            ``provider_editing_nothing``).
+            ``provider_trigger_required``), runs no step of the provider's kind (code
+            ``provider_editing_nothing``), or when a model of ``models`` would drop the editing
+            (code ``provider_editing_unsupported``; the agent's own model is checked at its first
+            request, before anything is sent).
         InvalidValueError: When ``provider_editing`` names no provider (code
             ``invalid_choice``).
         InvalidTypeError: When ``on_result`` or a compressor or app is not callable, ``store``
@@ -240,6 +242,8 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         self._editing = editing_of(provider_editing, self._conversation.runner.policy)
         if self._editing is not None:
             self._conversation.delegate(self._editing.kind, self._editing.step_ids)
+            for routed in () if self._routing is None else self._routing.models.values():
+                _check_carries(routed, self._editing)
         # The summaries a reduction paid for go into the conversation's ledger first.
         self._usage = UsageBook(
             options.get("store"),
@@ -565,6 +569,7 @@ def _edited(request: ModelRequestContext, editing: Editing | None) -> ModelReque
     added to the betas and edits already there."""
     if editing is None:
         return request
+    _check_carries(request.model, editing)
     settings: dict[str, Any] = dict(request.model_settings or {})
     if editing.provider == "anthropic":
         settings["anthropic_betas"] = editing.merged_betas(settings.get("anthropic_betas"))
@@ -573,6 +578,34 @@ def _edited(request: ModelRequestContext, editing: Editing | None) -> ModelReque
         name = "openai_context_management"
     settings[name] = editing.merged(settings.get(name))
     return replace(request, model_settings=cast(ModelSettings, settings))
+
+
+_CARRIERS: Final[Mapping[str, str]] = {
+    "anthropic": "AnthropicModel",
+    "openai": "OpenAIResponsesModel",
+}
+"""The pydantic-ai model that sends each provider's context editing from its model settings."""
+
+
+def _check_carries(model: object, editing: Editing) -> None:
+    """Refuse a model that would drop the provider's context editing: pydantic-ai ignores another
+    provider's settings, so the delegated steps would run nowhere. A wrapper model is judged by
+    what it wraps, a fallback model by each of its models; the offline test and function models
+    take any settings."""
+    from pydantic_ai.models.fallback import FallbackModel
+    from pydantic_ai.models.wrapper import WrapperModel
+
+    while isinstance(model, WrapperModel):
+        model = model.wrapped
+    if isinstance(model, FallbackModel):
+        for each in model.models:
+            _check_carries(each, editing)
+        return
+    if getattr(model, "system", None) in ("test", "function"):
+        return
+    expected = _CARRIERS[editing.provider]
+    if not any(kind.__name__ == expected for kind in type(model).__mro__):
+        raise unsupported(model, editing.provider, expected)
 
 
 def _bounded(table: dict[_StepKey, _T], key: _StepKey, value: _T) -> None:
