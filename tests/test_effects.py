@@ -386,7 +386,7 @@ def test_the_integrations_memory_runs_on_the_effects_core_from_either_face() -> 
     first = [{"role": "user", "content": "Hi"}]
 
     async def handler() -> tuple[int, list[Any]]:
-        return threading.get_ident(), await conversation.afit(first, "k")
+        return threading.get_ident(), (await conversation.afit(first, "k")).messages
 
     loop_thread, messages = asyncio.run(handler())
     assert messages == first
@@ -396,6 +396,6 @@ def test_the_integrations_memory_runs_on_the_effects_core_from_either_face() -> 
     store.threads.clear()
     second = [*first, {"role": "assistant", "content": "Hello"}]
     # The sync face: the store on the caller's thread, the async callback on a private loop.
-    assert conversation.fit(second, "k") == second
+    assert conversation.fit(second, "k").messages == second
     assert store.threads == {threading.get_ident()}
     assert [status for status, _ in results] == ["resynced", "extended"]

@@ -295,9 +295,10 @@ class Conversation:
         pinned: Sequence[str | Mapping[str, Any]] = (),
         usage: int | None = None,
         overflow: Overflow | None = None,
-    ) -> list[MessageT]:
-        """Return the messages the model should see; an async ``on_result`` is awaited on a
-        private event loop, like an async compressor.
+    ) -> Fitted[MessageT]:
+        """Return the messages the model should see, and where the previous call's prompt ends
+        (for cache breakpoints); an async ``on_result`` is awaited on a private event loop, like
+        an async compressor.
 
         ``pinned`` holds what the prompt holds besides the messages, which counts against the
         limits and which no step removes: a text (a system prompt, instructions), a message (a
@@ -308,7 +309,7 @@ class Conversation:
         to the refusal's target whatever its own limits, and ``overflow.report`` receives the
         report.
         """
-        return run_sync(self._fit(messages, key, pinned, usage, overflow)).messages
+        return run_sync(self._fit(messages, key, pinned, usage, overflow))
 
     async def afit(
         self,
@@ -318,33 +319,9 @@ class Conversation:
         pinned: Sequence[str | Mapping[str, Any]] = (),
         usage: int | None = None,
         overflow: Overflow | None = None,
-    ) -> list[MessageT]:
-        """Return the messages the model should see, awaiting async compressors and callbacks;
-        the store's calls run in a worker thread. The arguments are those of :meth:`fit`."""
-        return (await run_async(self._fit(messages, key, pinned, usage, overflow))).messages
-
-    def fitted(
-        self,
-        messages: Sequence[MessageT],
-        key: str | None = None,
-        *,
-        pinned: Sequence[str | Mapping[str, Any]] = (),
-        usage: int | None = None,
-        overflow: Overflow | None = None,
     ) -> Fitted[MessageT]:
-        """:meth:`fit`, with where the previous call's prompt ends (for cache breakpoints)."""
-        return run_sync(self._fit(messages, key, pinned, usage, overflow))
-
-    async def afitted(
-        self,
-        messages: Sequence[MessageT],
-        key: str | None = None,
-        *,
-        pinned: Sequence[str | Mapping[str, Any]] = (),
-        usage: int | None = None,
-        overflow: Overflow | None = None,
-    ) -> Fitted[MessageT]:
-        """:meth:`afit`, with where the previous call's prompt ends (for cache breakpoints)."""
+        """:meth:`fit`, awaiting async compressors and callbacks; the store's calls run in a worker
+        thread."""
         return await run_async(self._fit(messages, key, pinned, usage, overflow))
 
     # --- one call --------------------------------------------------------------------------------

@@ -213,7 +213,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         usage = _last_input_tokens(request.messages)
         token = current(_thread_id(request))
         try:
-            messages, previous = self._conversation.fitted(
+            messages, previous = self._conversation.fit(
                 request.messages, key, pinned=pinned, usage=usage
             )
         finally:
@@ -233,7 +233,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             if not too_long(error, _OVERFLOW):
                 raise
             overflow = _overflow(error, fitted)
-            messages, previous = self._conversation.fitted(
+            messages, previous = self._conversation.fit(
                 request.messages, key, pinned=pinned, overflow=overflow
             )
             if not overflow.reduced:
@@ -275,7 +275,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         usage = _last_input_tokens(request.messages)
         token = current(_thread_id(request))
         try:
-            messages, previous = await self._conversation.afitted(
+            messages, previous = await self._conversation.afit(
                 request.messages, key, pinned=pinned, usage=usage
             )
         finally:
@@ -296,7 +296,7 @@ class ContextPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             if not too_long(error, _OVERFLOW):
                 raise
             overflow = _overflow(error, fitted)
-            messages, previous = await self._conversation.afitted(
+            messages, previous = await self._conversation.afit(
                 request.messages, key, pinned=pinned, overflow=overflow
             )
             if not overflow.reduced:

@@ -227,12 +227,13 @@ class PolicySession:
         self._applied = True
         token = current(str(self.session_id))
         try:
-            items = await self._conversation.afit(
+            fitted = await self._conversation.afit(
                 list(model_data.input),
                 str(self.session_id),
                 pinned=[] if not instructions else [instructions],
                 usage=self._input_tokens,
             )
+            items = fitted.messages
         finally:
             reset(token)
         return ModelInputData(input=items, instructions=instructions)
@@ -778,7 +779,7 @@ class PolicyModel(_ModelCalls):
         _FITTED[0] += 1
         token = current(book)
         try:
-            items, previous = await self._conversation.afitted(
+            items, previous = await self._conversation.afit(
                 call.items, key, pinned=call.pinned, usage=self._usage(key)
             )
         finally:
@@ -847,7 +848,7 @@ class PolicyModel(_ModelCalls):
         overflow = Overflow(read_refusal(error), reserve=call.settings.max_tokens)
         token = current(book)
         try:
-            items, previous = await self._conversation.afitted(
+            items, previous = await self._conversation.afit(
                 call.items, key, pinned=call.pinned, overflow=overflow
             )
         finally:

@@ -279,7 +279,7 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         )
         tokens = current(step.key), _RUN_USAGE.set(ctx.usage)
         try:
-            messages, previous = await self._conversation.afitted(
+            messages, previous = await self._conversation.afit(
                 step.history,
                 step.key,
                 pinned=step.pinned,
@@ -382,9 +382,11 @@ class ContextPolicyCapability(AbstractCapability[Any]):
         overflow = Overflow(read_refusal(error), reserve=reserve)
         tokens = current(step.key), _RUN_USAGE.set(ctx.usage)
         try:
-            messages = await self._conversation.afit(
-                step.history, step.key, pinned=step.pinned, overflow=overflow
-            )
+            messages = (
+                await self._conversation.afit(
+                    step.history, step.key, pinned=step.pinned, overflow=overflow
+                )
+            ).messages
         finally:
             reset(tokens[0])
             _RUN_USAGE.reset(tokens[1])
@@ -505,7 +507,9 @@ def history_processor(
             raise InvalidTypeError(
                 "not_a_message_list", name="messages", type_name=type(messages).__name__
             )
-        return _join_system_parts(await conversation.afit(_split_system_parts(messages)))
+        return _join_system_parts(
+        (await conversation.afit(_split_system_parts(messages))).messages
+    )
 
     return process
 
