@@ -6,13 +6,12 @@ agent state keeps its messages unmarked and the conversation stays ``extended``.
 from __future__ import annotations
 
 import asyncio
-import importlib
-import json
 from typing import Any
 
 import pytest
 
 from contextwise import ContextResult
+from support.mock_providers import Recorder
 
 SYSTEM = "You are a careful assistant who answers in one word. " * 8
 
@@ -23,35 +22,6 @@ POLICY: dict[str, Any] = {
     "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}],
 }
 
-ANSWER = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-test",
-    "content": [{"type": "text", "text": "ok"}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 10, "output_tokens": 1},
-}
-
-
-class Recorder:
-    """A mock Anthropic API that records each request's JSON body and answers ``ok``."""
-
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-
-    def client(self, cls: type[Any]) -> Any:
-        # anthropic 2 sends through httpx2, its earlier releases through httpx.
-        names = {base.__module__.split(".")[0] for base in cls.__mro__}
-        module = importlib.import_module("httpx2" if "httpx2" in names else "httpx")
-
-        def handle(request: Any) -> Any:
-            self.bodies.append(json.loads(request.content.decode("utf-8")))
-            return module.Response(200, json=ANSWER)
-
-        return cls(transport=module.MockTransport(handle))
-
 
 def chat_anthropic(recorder: Recorder) -> Any:
     import anthropic
@@ -61,12 +31,16 @@ def chat_anthropic(recorder: Recorder) -> Any:
     # The chat model builds its SDK clients on first use: these are the same classes, over the
     # mock transport.
     chat.__dict__["_client"] = anthropic.Anthropic(
-        api_key="test", base_url="http://anthropic.test", max_retries=0,
-        http_client=recorder.client(anthropic.DefaultHttpxClient),
+        api_key="test",
+        base_url="http://anthropic.test",
+        max_retries=0,
+        http_client=recorder.client(anthropic),
     )
     chat.__dict__["_async_client"] = anthropic.AsyncAnthropic(
-        api_key="test", base_url="http://anthropic.test", max_retries=0,
-        http_client=recorder.client(anthropic.DefaultAsyncHttpxClient),
+        api_key="test",
+        base_url="http://anthropic.test",
+        max_retries=0,
+        http_client=recorder.async_client(anthropic),
     )
     return chat
 
@@ -184,9 +158,7 @@ def test_langchain_four_markers_already_present_get_no_more() -> None:
             from langchain_core.messages import SystemMessage
 
             ephemeral = {"type": "ephemeral"}
-            system = SystemMessage(
-                [{"type": "text", "text": SYSTEM, "cache_control": ephemeral}]
-            )
+            system = SystemMessage([{"type": "text", "text": SYSTEM, "cache_control": ephemeral}])
             tool = request.tools[-1].model_copy(update={"extras": {"cache_control": ephemeral}})
             tools = [*request.tools[:-1], tool]
             messages = list(request.messages)
@@ -195,9 +167,7 @@ def test_langchain_four_markers_already_present_get_no_more() -> None:
                 messages[index] = messages[index].model_copy(
                     update={"content": [{"type": "text", "text": text, "cache_control": ephemeral}]}
                 )
-            return handler(
-                request.override(system_message=system, tools=tools, messages=messages)
-            )
+            return handler(request.override(system_message=system, tools=tools, messages=messages))
 
     recorder = Recorder()
     ours = ContextPolicyMiddleware(POLICY, cache_breakpoints=True)

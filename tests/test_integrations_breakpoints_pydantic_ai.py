@@ -5,13 +5,12 @@ Anthropic's four; the run's history keeps no marker and the conversation stays `
 
 from __future__ import annotations
 
-import importlib
-import json
 from typing import Any
 
 import pytest
 
 from contextwise import ContextResult
+from support.mock_providers import Recorder
 
 INSTRUCTIONS = "You are a careful assistant who answers in one word. " * 8
 
@@ -22,35 +21,6 @@ POLICY: dict[str, Any] = {
     "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}],
 }
 
-ANSWER = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-test",
-    "content": [{"type": "text", "text": "ok"}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 10, "output_tokens": 1},
-}
-
-
-class Recorder:
-    """A mock Anthropic API that records each request's JSON body and answers ``ok``."""
-
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-
-    def client(self, cls: type[Any]) -> Any:
-        # anthropic 2 sends through httpx2, its earlier releases through httpx.
-        names = {base.__module__.split(".")[0] for base in cls.__mro__}
-        module = importlib.import_module("httpx2" if "httpx2" in names else "httpx")
-
-        def handle(request: Any) -> Any:
-            self.bodies.append(json.loads(request.content.decode("utf-8")))
-            return module.Response(200, json=ANSWER)
-
-        return cls(transport=module.MockTransport(handle))
-
 
 def anthropic_model(recorder: Recorder) -> Any:
     import anthropic
@@ -58,8 +28,10 @@ def anthropic_model(recorder: Recorder) -> Any:
     from pydantic_ai.providers.anthropic import AnthropicProvider
 
     client = anthropic.AsyncAnthropic(
-        api_key="test", base_url="http://anthropic.test", max_retries=0,
-        http_client=recorder.client(anthropic.DefaultAsyncHttpxClient),
+        api_key="test",
+        base_url="http://anthropic.test",
+        max_retries=0,
+        http_client=recorder.async_client(anthropic),
     )
     return AnthropicModel("claude-test", provider=AnthropicProvider(anthropic_client=client))
 

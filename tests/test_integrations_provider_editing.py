@@ -11,7 +11,6 @@ client would send: nothing leaves the process.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +25,7 @@ from contextwise import (
     PolicyConfigurationError,
 )
 from support.errors import assert_translated
+from support.mock_providers import ANTHROPIC_OK, CHAT_OK, RESPONSES_OK, Recorder
 
 TOOL_OUTPUT = "line of the tool's output. " * 80
 """About 2,000 characters: four of them cross the policies' trigger of 1,000 tokens."""
@@ -55,87 +55,6 @@ CLEAR_EDIT = {
 }
 COMPACTION = [{"type": "compaction", "compact_threshold": 1_000}]
 
-ANTHROPIC_OK = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-test",
-    "content": [{"type": "text", "text": "ok"}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 10, "output_tokens": 1},
-}
-CHAT_OK = {
-    "id": "chatcmpl-1",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "gpt-test",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-    ],
-    "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
-}
-RESPONSES_OK = {
-    "id": "resp_1",
-    "object": "response",
-    "created_at": 0,
-    "model": "gpt-test",
-    "status": "completed",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        }
-    ],
-    "parallel_tool_calls": True,
-    "tool_choice": "auto",
-    "tools": [],
-    "usage": {
-        "input_tokens": 10,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 1,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 11,
-    },
-}
-
-
-class Recorder:
-    """A mock provider: it records each request's JSON body and headers, and answers ``ok``."""
-
-    def __init__(self, reply: dict[str, Any]) -> None:
-        self.reply = reply
-        self.bodies: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-
-    def handler(self, module: Any) -> Callable[[Any], Any]:
-        def handle(request: Any) -> Any:
-            self.bodies.append(json.loads(request.content))
-            self.headers.append({key.lower(): value for key, value in request.headers.items()})
-            return module.Response(200, json=self.reply)
-
-        return handle
-
-    def async_client(self, sdk: Any) -> Any:
-        return self._client(sdk.DefaultAsyncHttpxClient)
-
-    def client(self, sdk: Any) -> Any:
-        return self._client(sdk.DefaultHttpxClient)
-
-    def _client(self, cls: type[Any]) -> Any:
-        # openai 3 and anthropic 2 send through httpx2, their earlier releases through httpx.
-        names = {base.__module__.split(".")[0] for base in cls.__mro__}
-        module = importlib.import_module("httpx2" if "httpx2" in names else "httpx")
-        return cls(transport=module.MockTransport(self.handler(module)))
-
-    @property
-    def sent(self) -> str:
-        """The last body, as text."""
-        return json.dumps(self.bodies[-1])
-
 
 def delegated(results: list[ContextResult]) -> tuple[str, ...]:
     conversation = results[-1].report.conversation
@@ -163,11 +82,15 @@ def chat_anthropic(recorder: Recorder) -> Any:
     # The chat model builds its SDK clients on first use: these are the same classes, over the
     # mock transport.
     chat.__dict__["_client"] = anthropic.Anthropic(
-        api_key="test", base_url="http://anthropic.test", max_retries=0,
+        api_key="test",
+        base_url="http://anthropic.test",
+        max_retries=0,
         http_client=recorder.client(anthropic),
     )
     chat.__dict__["_async_client"] = anthropic.AsyncAnthropic(
-        api_key="test", base_url="http://anthropic.test", max_retries=0,
+        api_key="test",
+        base_url="http://anthropic.test",
+        max_retries=0,
         http_client=recorder.async_client(anthropic),
     )
     return chat
@@ -302,7 +225,9 @@ def pai_anthropic(recorder: Recorder) -> Any:
     from pydantic_ai.providers.anthropic import AnthropicProvider
 
     client = anthropic.AsyncAnthropic(
-        api_key="test", base_url="http://anthropic.test", max_retries=0,
+        api_key="test",
+        base_url="http://anthropic.test",
+        max_retries=0,
         http_client=recorder.async_client(anthropic),
     )
     return AnthropicModel("claude-test", provider=AnthropicProvider(anthropic_client=client))
@@ -314,7 +239,9 @@ def pai_responses(recorder: Recorder) -> Any:
     from pydantic_ai.providers.openai import OpenAIProvider
 
     client = openai.AsyncOpenAI(
-        api_key="test", base_url="http://openai.test/v1", max_retries=0,
+        api_key="test",
+        base_url="http://openai.test/v1",
+        max_retries=0,
         http_client=recorder.async_client(openai),
     )
     return OpenAIResponsesModel("gpt-test", provider=OpenAIProvider(openai_client=client))
@@ -419,7 +346,9 @@ def pai_chat(recorder: Recorder) -> Any:
     from pydantic_ai.providers.openai import OpenAIProvider
 
     client = openai.AsyncOpenAI(
-        api_key="test", base_url="http://openai.test/v1", max_retries=0,
+        api_key="test",
+        base_url="http://openai.test/v1",
+        max_retries=0,
         http_client=recorder.async_client(openai),
     )
     return OpenAIChatModel("gpt-test", provider=OpenAIProvider(openai_client=client))
@@ -480,7 +409,9 @@ def agents_chat(recorder: Recorder) -> Any:
     from agents import OpenAIChatCompletionsModel
 
     client = openai.AsyncOpenAI(
-        api_key="test", base_url="http://proxy.test/v1", max_retries=0,
+        api_key="test",
+        base_url="http://proxy.test/v1",
+        max_retries=0,
         http_client=recorder.async_client(openai),
     )
     return OpenAIChatCompletionsModel("claude-test", client)
@@ -491,7 +422,9 @@ def agents_responses(recorder: Recorder) -> Any:
     from agents import OpenAIResponsesModel
 
     client = openai.AsyncOpenAI(
-        api_key="test", base_url="http://openai.test/v1", max_retries=0,
+        api_key="test",
+        base_url="http://openai.test/v1",
+        max_retries=0,
         http_client=recorder.async_client(openai),
     )
     return OpenAIResponsesModel("gpt-test", client)
@@ -501,12 +434,19 @@ def agents_tool_items(calls: int = 4) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = [{"role": "user", "content": "Read the files."}]
     for n in range(calls):
         items.append(
-            {"type": "function_call", "call_id": f"call_{n}", "name": "read",
-             "arguments": json.dumps({"path": f"f{n}.py"})}
+            {
+                "type": "function_call",
+                "call_id": f"call_{n}",
+                "name": "read",
+                "arguments": json.dumps({"path": f"f{n}.py"}),
+            }
         )
         items.append(
-            {"type": "function_call_output", "call_id": f"call_{n}",
-             "output": f"result {n}: {TOOL_OUTPUT}"}
+            {
+                "type": "function_call_output",
+                "call_id": f"call_{n}",
+                "output": f"result {n}: {TOOL_OUTPUT}",
+            }
         )
     items.append({"role": "user", "content": "And now?"})
     return items
@@ -685,14 +625,21 @@ def named_models(*names: str) -> dict[str, Any]:
             self.calls: list[tuple[Any, Any]] = []
 
         async def get_response(
-            self, system_instructions: Any, input: Any, model_settings: Any, *args: Any,
+            self,
+            system_instructions: Any,
+            input: Any,
+            model_settings: Any,
+            *args: Any,
             **kwargs: Any,
         ) -> ModelResponse:
             self.calls.append((input, model_settings))
             text = ResponseOutputText(annotations=[], text="done", type="output_text")
             message = ResponseOutputMessage(
-                id=f"msg_{self.model}_{len(self.calls)}", content=[text], role="assistant",
-                status="completed", type="message",
+                id=f"msg_{self.model}_{len(self.calls)}",
+                content=[text],
+                role="assistant",
+                status="completed",
+                type="message",
             )
             usage = Usage(requests=1, input_tokens=100, output_tokens=10, total_tokens=110)
             return ModelResponse(output=[message], usage=usage, response_id=None)
@@ -712,7 +659,9 @@ def test_agents_sdk_policy_model_around_a_routed_model_is_one_call_path() -> Non
     router = RuleRouter([], default="fast", models=specs)
     routed = RoutedModel(router, models={"fast": models["gpt-5-mini"], "deep": models["gpt-5"]})
     trim = {
-        "mode": "reduce", "trigger_chars": 400, "target_input_chars": 200,
+        "mode": "reduce",
+        "trigger_chars": 400,
+        "target_input_chars": 200,
         "steps": [{"id": "turns", "kind": "trim", "fragment_id": "history"}],
     }
     results: list[ContextResult] = []
@@ -726,7 +675,7 @@ def test_agents_sdk_policy_model_around_a_routed_model_is_one_call_path() -> Non
     items.append({"role": "user", "content": "And now?"})
     assert run_agents(model, items).final_output == "done"
     # The chosen model is called directly, with the policy's context and the route's effort.
-    (sent, settings), = models["gpt-5-mini"].calls
+    ((sent, settings),) = models["gpt-5-mini"].calls
     assert len(sent) < len(items) and sent[-1]["content"] == "And now?"
     assert settings.reasoning.effort == "low"
     assert results[-1].report.changes[0].id == "turns"
@@ -744,6 +693,6 @@ def test_agents_sdk_routed_model_alone_sends_the_items_as_they_are() -> None:
     router = RuleRouter([], default="fast", models={"fast": ModelSpec(name="gpt-5-mini")})
     items = [{"role": "user", "content": "Question " * 200}]
     assert run_agents(RoutedModel(router, models={"fast": models["gpt-5-mini"]}), items)
-    (sent, settings), = models["gpt-5-mini"].calls
+    ((sent, settings),) = models["gpt-5-mini"].calls
     assert sent == items
     assert settings.reasoning is None
